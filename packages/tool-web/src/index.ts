@@ -1,0 +1,2 @@
+export const name = "dsh-tool-web"
+export function apply() {}

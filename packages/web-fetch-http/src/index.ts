@@ -1,0 +1,2 @@
+export const name = "dsh-web-fetch-http"
+export function apply() {}

@@ -1,0 +1,2 @@
+export const name = "dsh-web-search-deepseek"
+export function apply() {}

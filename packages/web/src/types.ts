@@ -1,0 +1,210 @@
+/**
+ * Neutral types shared by every provider and tool. Wire types belong to the
+ * provider packages; nothing here names a vendor.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/** Surface events feed the model's history; log-only events are an audit trail. */
+export type EventVisibility = 'surface' | 'log'
+
+export interface SessionEvent {
+  seq: number
+  time: string
+  type: string
+  visibility: EventVisibility
+  data: JsonValue
+}
+
+/** The part of a session a provider may use: append events, find its folder. */
+export interface SessionHandle {
+  readonly id: string
+  /** The session's own folder (artifacts live below it). */
+  readonly dir: string
+  /** Durable once the promise settles. Log-only unless said otherwise. */
+  append(type: string, data: JsonValue, options?: { visibility?: EventVisibility }): Promise<SessionEvent>
+}
+
+/** What every provider call carries besides its request. */
+export interface ProviderCall {
+  signal: AbortSignal
+  session?: SessionHandle
+  callId?: string
+}
+
+// ---------------------------------------------------------------- search
+
+export interface UserLocation {
+  type?: 'approximate'
+  city?: string
+  region?: string
+  /** Two-letter ISO country code. */
+  country?: string
+  /** IANA time zone, e.g. Europe/Berlin. */
+  timezone?: string
+}
+
+export interface SearchRequest {
+  query: string
+  allowedDomains?: string[]
+  blockedDomains?: string[]
+  userLocation?: UserLocation
+}
+
+export interface SearchSource {
+  url: string
+  title?: string
+  /** Text the provider quoted from the page (cited spans), untrusted. */
+  snippet?: string
+  /** As the provider gave it (e.g. "2 days ago" or an ISO date). */
+  publishedDate?: string
+}
+
+export interface Citation {
+  url: string
+  title?: string
+  citedText?: string
+  /** Character range of the answer text this citation supports, when known. */
+  start?: number
+  end?: number
+}
+
+/** Prose written by the provider's model about the results: never page text. */
+export interface SearchAnswer {
+  text: string
+  citations: Citation[]
+  modelWritten: true
+}
+
+export type SearchFilterName = 'allowed_domains' | 'blocked_domains' | 'user_location'
+
+/** Whether a requested filter reached the provider and was applied. */
+export interface SearchFilterReport {
+  filter: SearchFilterName
+  honoured: boolean
+  note?: string
+}
+
+export interface SearchUsage {
+  searchRequests?: number
+  inputTokens?: number
+  outputTokens?: number
+}
+
+export interface SearchResult {
+  providerId: string
+  /** The query as the caller asked it. */
+  query: string
+  /** The queries the provider's search tool actually ran. */
+  queries: string[]
+  /** Every source the provider returned, in its order, unique by URL. */
+  sources: SearchSource[]
+  answer?: SearchAnswer
+  filters: SearchFilterReport[]
+  usage?: SearchUsage
+  /** Partial results, ignored filters and other things the caller must know. */
+  warnings: string[]
+}
+
+export interface SearchProvider {
+  readonly id: string
+  /** A cheap local check; never touches the network. */
+  available(): boolean
+  search(request: SearchRequest, call: ProviderCall): Promise<SearchResult>
+}
+
+// ---------------------------------------------------------------- fetch
+
+export type FetchFormat = 'markdown' | 'text' | 'html'
+export type FetchExtract = 'main' | 'full'
+
+export interface FetchRequest {
+  url: string
+  format?: FetchFormat
+  /** Characters of converted text per page. */
+  maxChars?: number
+  /** Character offset into the converted text. */
+  offset?: number
+  extract?: FetchExtract
+  /**
+   * Imposed by policy (never by the model): when present, every hop, the first
+   * included, must be on one of these domains or a subdomain of one.
+   */
+  allowedDomains?: string[]
+}
+
+export interface RedirectHop {
+  url: string
+  status: number
+  location?: string
+}
+
+export interface FetchProvenance {
+  requestedUrl: string
+  finalUrl: string
+  redirects: RedirectHop[]
+  /** The address the connection was made to. */
+  address?: string
+  status: number
+  contentType?: string
+  charset?: string
+  bytesRead: number
+  durationMs: number
+  extractor: string
+  cacheHit: boolean
+  /** SHA-256 of the body bytes the text was made from. */
+  sourceSha256?: string
+  fetchedAt: string
+}
+
+export interface DocumentMetadata {
+  title?: string
+  byline?: string
+  siteName?: string
+  lang?: string
+  publishedTime?: string
+  canonicalUrl?: string
+  excerpt?: string
+}
+
+export interface DocumentLink {
+  url: string
+  text?: string
+}
+
+export interface ArtifactRef {
+  path: string
+  bytes: number
+  sha256: string
+}
+
+export interface FetchedDocument {
+  providerId: string
+  /** The final URL after redirects. */
+  url: string
+  status: number
+  contentType?: string
+  format: FetchFormat
+  /** The requested page of the converted text. */
+  text: string
+  offset: number
+  /** Where the next page starts; absent at the end. */
+  nextOffset?: number
+  totalChars: number
+  truncated: boolean
+  truncatedReason?: string
+  metadata: DocumentMetadata
+  links: DocumentLink[]
+  artifact?: ArtifactRef
+  provenance: FetchProvenance
+  /** Set for a non-2xx status; the text is still the page's. */
+  error?: { code: 'WEB_HTTP_STATUS'; message: string }
+  warnings: string[]
+}
+
+export interface FetchProvider {
+  readonly id: string
+  /** A cheap local check; never touches the network. */
+  available(): boolean
+  fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument>
+}
