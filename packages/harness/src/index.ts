@@ -1,1 +1,5 @@
-export {}
+export * as credentials from './credentials/index.js'
+export * as session from './session/index.js'
+export { CredentialsService } from './credentials/index.js'
+export { SessionService, Session } from './session/index.js'
+export { defaultHome } from './home.js'

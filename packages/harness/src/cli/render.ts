@@ -1,0 +1,46 @@
+import type { SessionEvent } from 'dsh-web'
+import type { RowState } from '../compose/boot.js'
+import type { CredentialDescription } from '../credentials/index.js'
+import type { ToolInfo, ToolOutcome } from '../tools/index.js'
+
+export function renderRows(rows: RowState[], layers: string[], problems: string[]): string {
+  const lines = [`layers: ${layers.join(' -> ')}`, '']
+  const width = Math.max(...rows.map((row) => row.id.length), 2)
+  for (const row of rows) {
+    const extra = row.status === 'pending' ? ` (waiting for ${row.waitingFor?.join(', ')})` : row.status === 'failed' ? ` (${row.error})` : ''
+    lines.push(`${row.id.padEnd(width)}  ${row.status.padEnd(8)}  ${row.name}${extra}`)
+    if (row.status !== 'disabled') lines.push(`${' '.repeat(width)}  config: ${JSON.stringify(row.config)}`)
+  }
+  if (problems.length) lines.push('', ...problems.map((problem) => `problem: ${problem}`))
+  return lines.join('\n')
+}
+
+export function renderTools(tools: ToolInfo[]): string {
+  if (!tools.length) return 'This composition exposes no tools.'
+  return tools
+    .map((tool) => {
+      const properties = tool.inputSchema.properties ?? {}
+      const required = new Set(tool.inputSchema.required ?? [])
+      const args = Object.entries(properties).map(([name, schema]) => {
+        const type = (schema as { type?: unknown }).type ?? 'any'
+        return `    ${name}${required.has(name) ? '' : '?'}: ${Array.isArray(type) ? type.join(' | ') : String(type)}${(schema as { description?: string }).description ? `  ${(schema as { description?: string }).description}` : ''}`
+      })
+      return [`${tool.name}${tool.effects.length ? `  [${tool.effects.join(', ')}]` : ''}`, `  ${tool.description.split('\n').join('\n  ')}`, ...args].join('\n')
+    })
+    .join('\n\n')
+}
+
+export function renderOutcome(outcome: ToolOutcome): string {
+  return outcome.content
+}
+
+export function renderCredentials(list: CredentialDescription[]): string {
+  if (!list.length) return 'No credentials are stored, and the composition references none.'
+  return list.map((item) => `${item.name}  ${item.configured ? `${item.source}${item.shadowed ? ' (also stored; the environment wins)' : ''}  <redacted>` : 'not set'}`).join('\n')
+}
+
+export function renderEvents(events: SessionEvent[]): string {
+  return events
+    .map((event) => `#${event.seq} ${event.time} ${event.type}${event.visibility === 'log' ? ' [log]' : ''}\n  ${JSON.stringify(event.data)}`)
+    .join('\n')
+}

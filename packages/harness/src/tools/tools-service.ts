@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto'
+import { type Context, Service } from 'cordis'
+import { type JsonValue, WebError } from 'dsh-web'
+import { findNonJson } from '../json-value.js'
+import type { InvokeOptions, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from './tool-types.js'
+import { compileInputSchema, describeInputErrors } from './validate-input.js'
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/
+
+interface Registered {
+  definition: ToolDefinition
+  validate: ReturnType<typeof compileInputSchema>
+}
+
+export interface ToolsConfig {
+  mode: 'native'
+}
+
+/**
+ * `ctx.tools`: the tool registry and the one invocation path every caller
+ * (the CLI, MCP, code) goes through: validate, ask `tools/pre-execute`, run,
+ * record the call and its result in the session.
+ */
+export class ToolsService extends Service<ToolsConfig> {
+  private readonly registry = new Map<string, Registered>()
+
+  constructor(ctx: Context, config: ToolsConfig) {
+    super(ctx, 'tools')
+    this.config = config
+  }
+
+  /** Registers a tool for as long as the calling plugin lives. */
+  register(definition: ToolDefinition): () => void {
+    const { name } = definition ?? {}
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new TypeError(`"${String(name)}" is not a tool name: use lower-case letters, digits and underscores, starting with a letter.`)
+    }
+    if (typeof definition.description !== 'string' || !definition.description.trim()) {
+      throw new TypeError(`Tool ${name} needs a description.`)
+    }
+    if (typeof definition.handler !== 'function') throw new TypeError(`Tool ${name} needs a handler function.`)
+    if (this.registry.has(name)) throw new TypeError(`A tool named ${name} is already registered.`)
+    const entry: Registered = { definition, validate: compileInputSchema(name, definition.inputSchema) }
+    return this.ctx.effect(() => {
+      this.registry.set(name, entry)
+      return () => {
+        if (this.registry.get(name) === entry) this.registry.delete(name)
+      }
+    })
+  }
+
+  has(name: string): boolean {
+    return this.registry.has(name)
+  }
+
+  /** Every registered tool, by name. */
+  list(): ToolInfo[] {
+    return [...this.registry.values()]
+      .map(({ definition }) => toInfo(definition))
+      .sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  /** The tools the model is shown. */
+  roster(): ToolInfo[] {
+    return this.list()
+  }
+
+  /** Invokes a tool as the model would. Never throws for the tool's own failures: they are outcomes. */
+  async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolOutcome> {
+    const callId = options.callId ?? `call_${randomBytes(6).toString('hex')}`
+    const session = options.session
+    const signal = options.signal ?? new AbortController().signal
+    const started = Date.now()
+    const inputProblem = findNonJson(input, 'input')
+    const recordedInput: JsonValue = inputProblem ? String(input) : (input as JsonValue)
+    await session?.append('tool/call', { callId, tool: name, input: recordedInput }, { visibility: 'surface' })
+
+    const finish = async (result: ToolResult): Promise<ToolOutcome> => {
+      const outcome: ToolOutcome = {
+        callId,
+        tool: name,
+        content: result.content,
+        structured: result.structured ?? null,
+        isError: !!result.isError,
+        ...(result.error ? { error: result.error } : {}),
+      }
+      const structuredProblem = findNonJson(outcome.structured, 'structured')
+      if (structuredProblem) {
+        return finish(await this.bug(name, callId, new TypeError(`Tool ${name} returned structured output that is not JSON: ${structuredProblem}`), session))
+      }
+      await session?.append('tool/result', { ...outcome, durationMs: Date.now() - started } as unknown as JsonValue, { visibility: 'surface' })
+      return outcome
+    }
+
+    const entry = this.registry.get(name)
+    if (!entry) {
+      const known = this.roster().map((tool) => tool.name)
+      return finish(failure('TOOL_NOT_FOUND', `There is no tool named "${name}". Available tools: ${known.join(', ') || 'none'}.`))
+    }
+    if (inputProblem || typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return finish(failure('INVALID_ARGUMENT', `The input of ${name} must be a JSON object of arguments.`))
+    }
+    if (!entry.validate(input)) {
+      const problems = describeInputErrors(entry.definition.inputSchema, entry.validate.errors ?? [])
+      return finish(failure('INVALID_ARGUMENT', `Invalid input for ${name}: ${problems.join('; ')}.`))
+    }
+    const refusal = await this.ctx.serial('tools/pre-execute', { tool: toInfo(entry.definition), input: input as JsonValue, callId, session })
+    if (refusal) {
+      return finish(failure('TOOL_REFUSED', `The call to ${name} was refused by policy: ${refusal}`))
+    }
+    if (signal.aborted) {
+      return finish(failure('WEB_ABORTED', `The call to ${name} was cancelled before it started.`))
+    }
+    try {
+      const result = await entry.definition.handler(input, { callId, signal, session })
+      return finish(result)
+    } catch (error) {
+      if (WebError.is(error)) return finish(failure(error.code, error.message))
+      return finish(await this.bug(name, callId, error, session))
+    }
+  }
+
+  /** A non-WebError is a bug: the stack goes to the log, the model gets a plain notice. */
+  private async bug(name: string, callId: string, error: unknown, session: InvokeOptions['session']): Promise<ToolResult> {
+    const err = error instanceof Error ? error : new Error(String(error))
+    await session?.append('tool/error', { callId, tool: name, name: err.name, message: err.message, stack: err.stack ?? null })
+    if (!session) process.emitWarning(`Tool ${name} failed with an internal error: ${err.stack ?? err.message}`)
+    return failure('INTERNAL_ERROR', `The tool ${name} failed with an internal error (a bug, not a problem with your input).${session ? ` Details are in session ${session.id}.` : ''}`)
+  }
+}
+
+function failure(code: string, message: string): ToolResult {
+  return { content: `Error [${code}]: ${message}`, isError: true, error: { code, message } }
+}
+
+function toInfo(definition: ToolDefinition): ToolInfo {
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.inputSchema,
+    effects: [...(definition.effects ?? [])],
+  }
+}
