@@ -18,7 +18,7 @@ export class WebService extends Service<WebConfig> {
   private readonly fetchProviders = new Map<string, FetchProvider>()
 
   constructor(ctx: Context, config: WebConfig) {
-    super(ctx, 'web')
+    super(ctx, 'web', true)
     this.config = config
   }
 
@@ -46,11 +46,13 @@ export class WebService extends Service<WebConfig> {
     return this.select('fetch', this.fetchProviders, this.config.fetchProvider)
   }
 
-  search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
+  /** Searches with the configured provider; selection errors reject like any other. */
+  async search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     return this.searchProvider().search(request, call)
   }
 
-  fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument> {
+  /** Fetches with the configured provider; selection errors reject like any other. */
+  async fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument> {
     return this.fetchProvider().fetch(request, call)
   }
 

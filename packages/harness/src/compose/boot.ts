@@ -96,6 +96,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     if (item.row.disabled) continue
     forks.set(item.row.id, ctx.plugin(item.plugin, item.config))
   }
+  await ctx.start()
   await settle(ctx)
 
   const rows = (): RowState[] =>
@@ -139,6 +140,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     dispose: async () => {
       for (const fork of [...forks.values()].reverse()) fork.dispose()
       await settle(ctx)
+      await ctx.stop()
     },
   }
 }

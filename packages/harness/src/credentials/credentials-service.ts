@@ -27,7 +27,7 @@ export class CredentialsService extends Service<CredentialsConfig> {
   readonly store: CredentialStore
 
   constructor(ctx: Context, config: CredentialsConfig) {
-    super(ctx, 'credentials')
+    super(ctx, 'credentials', true)
     this.config = config
     this.store = new CredentialStore(join(config.home, 'credentials.json'))
   }

@@ -13,7 +13,7 @@ export class SessionService extends Service<SessionConfig> {
   readonly root: string
 
   constructor(ctx: Context, config: SessionConfig) {
-    super(ctx, 'session')
+    super(ctx, 'session', true)
     this.config = config
     this.root = join(config.home, 'sessions')
   }

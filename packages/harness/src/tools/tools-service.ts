@@ -25,7 +25,7 @@ export class ToolsService extends Service<ToolsConfig> {
   private readonly registry = new Map<string, Registered>()
 
   constructor(ctx: Context, config: ToolsConfig) {
-    super(ctx, 'tools')
+    super(ctx, 'tools', true)
     this.config = config
   }
 

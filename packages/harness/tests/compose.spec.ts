@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { compose, CompositionError } from 'dsh-harness'
+
+const CONFIG_DIR = resolve(import.meta.dirname, '../../../config')
+const PLUGINS = resolve(import.meta.dirname, '../../../tests/plugins')
+
+describe('composition loader', () => {
+  let dir: string
+  let home: string
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dsh-compose-'))
+    home = await mkdtemp(join(tmpdir(), 'dsh-compose-home-'))
+  })
+  after(async () => {
+    await rm(dir, { recursive: true, force: true })
+    await rm(home, { recursive: true, force: true })
+  })
+
+  async function overlay(name: string, text: string) {
+    const file = join(dir, name)
+    await writeFile(file, text)
+    return file
+  }
+
+  async function composeError(overlays: string[]): Promise<CompositionError> {
+    const error = await compose({ configDir: CONFIG_DIR, home, overlays }).then(() => undefined, (error) => error)
+    assert.ok(error instanceof CompositionError, `expected a CompositionError, got ${error}`)
+    return error
+  }
+
+  it('layers personal and --config overlays: replaces a config, disables a row, adds a row', async () => {
+    await writeFile(join(home, 'cordis.yml'), `- id: web\n  config: { searchProvider: openai-official }\n`)
+    const file = await overlay('layered.cordis.yml', [
+      '- id: credentials',
+      '  disabled: true',
+      '- id: echo',
+      `  name: ${PLUGINS}/echo-tool.mjs`,
+      '  config: { prefix: layered }',
+    ].join('\n'))
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      // The personal overlay replaced web's config as a whole: fetchProvider is back to its default.
+      assert.deepEqual(rows.web.config, { searchProvider: 'openai-official', fetchProvider: 'http' })
+      assert.equal(rows.web.configFrom, join(home, 'cordis.yml'))
+      assert.equal(rows.credentials.status, 'disabled')
+      assert.equal(composition.ctx.get('credentials'), undefined)
+      assert.equal(rows.echo.status, 'mounted')
+      assert.deepEqual(rows.echo.config, { prefix: 'layered', effects: [] })
+      assert.deepEqual(composition.layers, [join(CONFIG_DIR, 'base.cordis.yml'), join(home, 'cordis.yml'), file])
+      const outcome = await composition.ctx.get('tools').invoke('echo', { text: 'x' })
+      assert.equal(outcome.content, 'layered: x')
+    } finally {
+      await composition.dispose()
+      await rm(join(home, 'cordis.yml'))
+    }
+  })
+
+  it('names file and row for a package that is not installed', async () => {
+    const file = await overlay('missing.cordis.yml', '- id: ghost\n  name: dsh-no-such-package\n')
+    const error = await composeError([file])
+    assert.match(error.message, new RegExp(`^${file}: row "ghost": the package "dsh-no-such-package" is not installed`))
+  })
+
+  it('names file and row for a duplicate id within a file', async () => {
+    const file = await overlay('duplicate.cordis.yml', '- id: echo\n  name: dsh-web\n- id: echo\n  name: dsh-web\n')
+    assert.match((await composeError([file])).message, new RegExp(`^${file}: row "echo": the id appears twice`))
+  })
+
+  it('names file, row and key for a config key the plugin does not know', async () => {
+    const file = await overlay('bad-key.cordis.yml', '- id: web\n  config: { searchProvider: x, serchProvider: y }\n')
+    const message = (await composeError([file])).message
+    assert.match(message, new RegExp(`^${file}: row "web" \\(dsh-web\\): key "serchProvider" is not a config key`))
+    assert.match(message, /known: searchProvider, fetchProvider/)
+  })
+
+  it('names file, row and key for a value of the wrong type', async () => {
+    const file = await overlay('bad-type.cordis.yml', '- id: web\n  config: { searchProvider: 42 }\n')
+    assert.match((await composeError([file])).message, new RegExp(`^${file}: row "web" \\(dsh-web\\): key searchProvider expected string`))
+  })
+
+  it('refuses YAML tags and __jsExpr values: composition files are data', async () => {
+    const tagged = await overlay('tag.cordis.yml', '- id: web\n  config:\n    searchProvider: !!js/function "function () { return 1 }"\n')
+    assert.match((await composeError([tagged])).message, new RegExp(`^${tagged}:3: the YAML tag !!js/function is not allowed`))
+    const expression = await overlay('expr.cordis.yml', '- id: web\n  config:\n    searchProvider: { __jsExpr: "process.exit(1)" }\n')
+    assert.match((await composeError([expression])).message, new RegExp(`^${expression}: row "web": "config.searchProvider.__jsExpr" is a __jsExpr value`))
+  })
+
+  it('needs a name for a new row and refuses unknown row keys', async () => {
+    const nameless = await overlay('nameless.cordis.yml', '- id: brand-new\n  config: {}\n')
+    assert.match((await composeError([nameless])).message, /row "brand-new": no earlier layer has a row with this id, so a new row needs "name"/)
+    const extra = await overlay('extra.cordis.yml', '- id: web\n  enabled: false\n')
+    assert.match((await composeError([extra])).message, /row "web": unknown key "enabled"/)
+  })
+
+  it('names the presets when the preset does not exist', async () => {
+    const error = await compose({ configDir: CONFIG_DIR, home, preset: 'nope' }).then(() => undefined, (error) => error)
+    assert.match(String(error?.message), /There is no preset "nope"\. Presets: .*minimal.*standard/)
+  })
+
+  it('reports a row that waits on a service that never arrives, and one that fails', async () => {
+    const file = await overlay('waiting.cordis.yml', `- id: waiter\n  name: ${PLUGINS}/waits-forever.mjs\n- id: broken\n  name: ${PLUGINS}/fails-on-start.mjs\n`)
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      assert.equal(rows.waiter.status, 'pending')
+      assert.deepEqual(rows.waiter.waitingFor, ['never-provided'])
+      assert.equal(rows.broken.status, 'failed')
+      const problems = composition.problems()
+      assert.ok(problems.some((problem) => /row "waiter" .* is pending: it waits for the service\(s\) never-provided/.test(problem)), problems.join('\n'))
+      assert.ok(problems.some((problem) => /row "broken" .* failed to start: this plugin always fails/.test(problem)), problems.join('\n'))
+    } finally {
+      await composition.dispose()
+    }
+  })
+
+  it('never reads .env files and never changes process.env', async () => {
+    const cwd = process.cwd()
+    await writeFile(join(dir, '.env'), 'DSH_TEST_FROM_DOTENV=leaked\n')
+    const before = JSON.stringify(process.env)
+    process.chdir(dir)
+    try {
+      const composition = await compose({ configDir: CONFIG_DIR, home })
+      await composition.dispose()
+    } finally {
+      process.chdir(cwd)
+    }
+    assert.equal(process.env.DSH_TEST_FROM_DOTENV, undefined)
+    assert.equal(JSON.stringify(process.env), before)
+  })
+})

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Context } from 'cordis'
+import * as web from 'dsh-web'
+import { type FetchProvider, type SearchProvider, WebError } from 'dsh-web'
+
+function searchProvider(id: string, available = true): SearchProvider {
+  return {
+    id,
+    available: () => available,
+    search: async (request) => ({ providerId: id, query: request.query, queries: [request.query], sources: [], filters: [], warnings: [] }),
+  }
+}
+
+function fetchProvider(id: string): FetchProvider {
+  return {
+    id,
+    available: () => true,
+    fetch: async () => {
+      throw new WebError('WEB_FETCH_FAILED', `fetch by ${id}`)
+    },
+  }
+}
+
+const call = () => ({ signal: new AbortController().signal })
+
+async function settle(ctx: Context) {
+  await ctx.start()
+  await ctx.lifecycle.flush()
+}
+
+describe('WebService registries', () => {
+  it('removes a provider when the plugin that registered it is disposed', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'alpha', fetchProvider: 'http' })
+    const fork = ctx.plugin({ name: 'alpha-plugin', inject: ['web'], apply: (ctx: Context) => { ctx.web.registerSearchProvider(searchProvider('alpha')) } })
+    await settle(ctx)
+    assert.deepEqual(ctx.web.listProviders().search, ['alpha'])
+    const result = await ctx.web.search({ query: 'q' }, call())
+    assert.equal(result.providerId, 'alpha')
+    fork.dispose()
+    assert.deepEqual(ctx.web.listProviders().search, [])
+    await assert.rejects(ctx.web.search({ query: 'q' }, call()), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_NOT_REGISTERED')
+  })
+
+  it('refuses a second provider with the same id of the same kind, and keeps the first', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'alpha', fetchProvider: 'alpha' })
+    await settle(ctx)
+    ctx.web.registerSearchProvider(searchProvider('alpha'))
+    assert.throws(() => ctx.web.registerSearchProvider(searchProvider('alpha')), /already registered/)
+    // The same id in the other registry is a different provider.
+    ctx.web.registerFetchProvider(fetchProvider('alpha'))
+    assert.deepEqual(ctx.web.listProviders(), { search: ['alpha'], fetch: ['alpha'] })
+  })
+
+  it('selects by the configured id at every call, never by registration order', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'second', fetchProvider: 'http' })
+    await settle(ctx)
+    ctx.web.registerSearchProvider(searchProvider('first'))
+    ctx.web.registerSearchProvider(searchProvider('second'))
+    assert.equal((await ctx.web.search({ query: 'q' }, call())).providerId, 'second')
+  })
+
+  it('names the id and what is registered when the configured provider is missing', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'deepseek-official', fetchProvider: 'http' })
+    await settle(ctx)
+    ctx.web.registerSearchProvider(searchProvider('openai-official'))
+    const error = await ctx.web.search({ query: 'q' }, call()).then(() => undefined, (error) => error)
+    assert.ok(WebError.is(error))
+    assert.equal(error.code, 'WEB_PROVIDER_NOT_REGISTERED')
+    assert.match(error.message, /"deepseek-official" is not registered/)
+    assert.match(error.message, /openai-official/)
+    assert.deepEqual(error.details.registered, ['openai-official'])
+  })
+
+  it('refuses a registered provider that says it is unavailable, without falling back', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'down', fetchProvider: 'http' })
+    await settle(ctx)
+    ctx.web.registerSearchProvider(searchProvider('up'))
+    ctx.web.registerSearchProvider(searchProvider('down', false))
+    await assert.rejects(ctx.web.search({ query: 'q' }, call()), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_UNAVAILABLE' && /"down"/.test(error.message))
+  })
+
+  it('routes fetches to the configured fetch provider', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'x', fetchProvider: 'http' })
+    await settle(ctx)
+    ctx.web.registerFetchProvider(fetchProvider('http'))
+    await assert.rejects(ctx.web.fetch({ url: 'https://example.com/' }, call()), /fetch by http/)
+  })
+})

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { after, before, describe, it } from 'node:test'
+import { dsh, onlyJson, PLUGINS, ROOT, tempHome } from './helpers.js'
+
+describe('dsh CLI', () => {
+  let home: string
+  let echoOverlay: string
+  before(async () => {
+    home = await tempHome()
+    echoOverlay = join(home, 'echo.cordis.yml')
+    await writeFile(echoOverlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: cli }\n`)
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  it('dumps the shipped base as one JSON document with resolved configs', async () => {
+    const dump = onlyJson(await dsh(['compose', '--json'], { home }))
+    const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
+    for (const id of ['credentials', 'session', 'tools', 'web']) assert.equal(rows[id]?.status, 'mounted', id)
+    assert.equal(rows.credentials.config.home, home)
+    assert.deepEqual(dump.problems, [])
+  })
+
+  it('boots every shipped preset', async () => {
+    for (const preset of ['standard', 'web', 'ptc', 'minimal']) {
+      const dump = onlyJson(await dsh(['compose', '--json', '--preset', preset], { home }))
+      assert.equal(dump.preset, preset)
+      assert.ok(dump.layers.at(-1).endsWith(`presets/${preset}.cordis.yml`))
+      assert.deepEqual(dump.problems, [], preset)
+    }
+  })
+
+  it('works through the README command: pnpm --silent dsh compose --json', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['-y', 'pnpm@12.4.2', '--silent', 'dsh', 'compose', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, DSH_HOME: home },
+    })
+    assert.ok(Array.isArray(JSON.parse(stdout).rows))
+  })
+
+  it('lists the roster with descriptions and schemas, and calls a tool into a session it can show', async () => {
+    const roster = onlyJson(await dsh(['tools', '--json', '--config', echoOverlay], { home }))
+    assert.deepEqual(roster.tools.map((tool: any) => tool.name), ['echo'])
+    assert.equal(roster.tools[0].inputSchema.additionalProperties, false)
+    const called = await dsh(['call', 'echo', '{"text":"hello"}', '--session', 'cli-test', '--config', echoOverlay], { home })
+    assert.equal(called.code, 0, called.stderr)
+    assert.equal(called.stdout, 'cli: hello\n')
+    const shown = onlyJson(await dsh(['session', 'show', 'cli-test', '--json'], { home }))
+    assert.deepEqual(shown.events.map((event: any) => event.type), ['tool/call', 'tool/result'])
+    await stat(join(home, 'sessions', 'cli-test', 'events.jsonl'))
+  })
+
+  it('prints a refused argument as an error outcome and exits non-zero', async () => {
+    const result = await dsh(['call', 'echo', '{"text":"x","headers":{}}', '--json', '--config', echoOverlay], { home })
+    assert.equal(result.code, 1)
+    const outcome = JSON.parse(result.stdout)
+    assert.equal(outcome.isError, true)
+    assert.match(outcome.error.message, /unknown argument "headers"/)
+  })
+
+  it('stores, rotates and removes a credential read from stdin, never printing it', async () => {
+    const name = 'DSH_CLI_TEST_KEY'
+    assert.equal((await dsh(['credentials', 'set', name], { home, input: 'first-secret\n' })).code, 0)
+    let listed = await dsh(['credentials', 'list', '--json'], { home })
+    assert.deepEqual(onlyJson(listed).credentials.find((item: any) => item.name === name), { name, configured: true, source: 'store', value: '<redacted>' })
+    assert.ok(!listed.stdout.includes('first-secret'))
+    assert.equal((await dsh(['credentials', 'set', name], { home, input: 'second-secret' })).code, 0)
+    const stored = JSON.parse(await readFile(join(home, 'credentials.json'), 'utf8'))
+    assert.equal(stored.credentials[name].value, 'second-secret')
+    assert.equal((await stat(join(home, 'credentials.json'))).mode & 0o777, 0o600)
+    assert.equal((await dsh(['credentials', 'unset', name], { home })).code, 0)
+    listed = await dsh(['credentials', 'list', '--json'], { home })
+    assert.equal(onlyJson(listed).credentials.find((item: any) => item.name === name), undefined)
+  })
+
+  it('sends errors to stderr with a non-zero exit and nothing on stdout', async () => {
+    const unknown = await dsh(['frobnicate'], { home })
+    assert.equal(unknown.code, 2)
+    assert.equal(unknown.stdout, '')
+    assert.match(unknown.stderr, /Unknown command "frobnicate"/)
+    const badOverlay = join(home, 'bad.cordis.yml')
+    await writeFile(badOverlay, '- id: web\n  config: { nope: 1 }\n')
+    const bad = await dsh(['compose', '--json', '--config', badOverlay], { home })
+    assert.equal(bad.code, 1)
+    assert.equal(bad.stdout, '')
+    assert.match(bad.stderr, new RegExp(`${badOverlay}: row "web" \\(dsh-web\\): key "nope"`))
+    const secretInArgv = await dsh(['credentials', 'set', 'A', 'value-in-argv'], { home })
+    assert.equal(secretInArgv.code, 2)
+    assert.match(secretInArgv.stderr, /read from stdin, never from arguments/)
+  })
+})

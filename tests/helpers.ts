@@ -1,0 +1,44 @@
+import { execFile, spawn } from 'node:child_process'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '..')
+export const CLI = join(ROOT, 'packages/harness/dist/cli.js')
+export const PLUGINS = join(ROOT, 'tests/plugins')
+
+export interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real `dsh` CLI in a child process, from the repo root, with its own $DSH_HOME. */
+export function dsh(args: string[], options: { home: string; input?: string; env?: Record<string, string | undefined> }): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DSH_HOME: options.home, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Parses stdout as exactly one JSON document. */
+export function onlyJson(result: RunResult): any {
+  if (result.code !== 0) throw new Error(`dsh exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout)
+}
+
+export function tempHome(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'dsh-home-'))
+}
+
+export { execFile }
