@@ -24,3 +24,5 @@ export { WebService }
 export * from './errors.js'
 export * from './types.js'
 export * from './credential.js'
+export { fenceUntrusted } from './untrusted.js'
+export { writeArtifact } from './artifact.js'

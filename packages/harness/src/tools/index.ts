@@ -8,7 +8,12 @@ export const name = 'dsh-harness/tools'
 export type Config = ToolsConfig
 
 export const Config: Schema<Config> = Schema.object({
-  mode: Schema.const('native' as const).default('native').description('How tools reach the model: `native`, each tool with its own schema.'),
+  mode: Schema.union([Schema.const('native' as const), Schema.const('ptc' as const)]).default('native')
+    .description('How tools reach the model: `native`, each tool with its own schema; `ptc`, one run_code tool whose code calls the others.'),
+  runCodeTimeoutMs: Schema.natural().role('ms').min(100).max(600_000).default(30_000).description('run_code: default wall-clock limit of a run, tool calls included.'),
+  runCodeMaxTimeoutMs: Schema.natural().role('ms').min(100).max(600_000).default(120_000).description('run_code: the largest timeout_ms the model may ask for.'),
+  runCodeMemoryMb: Schema.natural().min(8).max(1024).default(64).description('run_code: memory limit of the interpreter, in MB.'),
+  outputThreshold: Schema.natural().min(1000).default(50_000).description('run_code: characters of output above which the whole is saved as an artifact.'),
 })
 
 export function apply(ctx: Context, config: Config) {

@@ -4,6 +4,7 @@ import { type JsonValue, WebError } from 'dsh-web'
 import { findNonJson } from '../json-value.js'
 import type { InvokeOptions, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from './tool-types.js'
 import { compileInputSchema, describeInputErrors } from './validate-input.js'
+import { createRunCodeTool, RUN_CODE, type RunCodeHost } from './run-code-tool.js'
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/
 
@@ -13,7 +14,13 @@ interface Registered {
 }
 
 export interface ToolsConfig {
-  mode: 'native'
+  /** `native`: every tool with its own schema. `ptc`: the model sees run_code and calls the others from its code. */
+  mode: 'native' | 'ptc'
+  runCodeTimeoutMs: number
+  runCodeMaxTimeoutMs: number
+  runCodeMemoryMb: number
+  /** Characters of model-facing run_code output above which the whole is saved as an artifact. */
+  outputThreshold: number
 }
 
 /**
@@ -27,6 +34,18 @@ export class ToolsService extends Service<ToolsConfig> {
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.config = config
+    if (config.mode === 'ptc') {
+      const host: RunCodeHost = {
+        callable: () => this.list({ except: RUN_CODE }),
+        invoke: (name, input, options) => this.invoke(name, input, options),
+      }
+      this.register(createRunCodeTool(host, {
+        timeoutMs: config.runCodeTimeoutMs,
+        maxTimeoutMs: config.runCodeMaxTimeoutMs,
+        memoryMb: config.runCodeMemoryMb,
+        outputThreshold: config.outputThreshold,
+      }))
+    }
   }
 
   /** Registers a tool for as long as the calling plugin lives. */
@@ -54,26 +73,30 @@ export class ToolsService extends Service<ToolsConfig> {
   }
 
   /** Every registered tool, by name. */
-  list(): ToolInfo[] {
+  list(options: { except?: string } = {}): ToolInfo[] {
     return [...this.registry.values()]
+      .filter(({ definition }) => definition.name !== options.except)
       .map(({ definition }) => toInfo(definition))
       .sort((a, b) => a.name.localeCompare(b.name))
   }
 
-  /** The tools the model is shown. */
+  /** The tools the model is shown: each tool (native), or run_code alone (ptc). */
   roster(): ToolInfo[] {
-    return this.list()
+    const all = this.list()
+    return this.config.mode === 'ptc' ? all.filter((tool) => tool.name === RUN_CODE) : all
   }
 
   /** Invokes a tool as the model would. Never throws for the tool's own failures: they are outcomes. */
-  async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolOutcome> {
+  async invoke(name: string, input: unknown, options: InvokeOptions & { nested?: boolean } = {}): Promise<ToolOutcome> {
     const callId = options.callId ?? `call_${randomBytes(6).toString('hex')}`
     const session = options.session
     const signal = options.signal ?? new AbortController().signal
     const started = Date.now()
+    // A call made from run_code's code is an audit record: the model saw run_code, not this call.
+    const visibility = options.nested ? 'log' : 'surface'
     const inputProblem = findNonJson(input, 'input')
     const recordedInput: JsonValue = inputProblem ? String(input) : (input as JsonValue)
-    await session?.append('tool/call', { callId, tool: name, input: recordedInput }, { visibility: 'surface' })
+    await session?.append('tool/call', { callId, tool: name, input: recordedInput }, { visibility })
 
     const finish = async (result: ToolResult): Promise<ToolOutcome> => {
       const outcome: ToolOutcome = {
@@ -88,13 +111,13 @@ export class ToolsService extends Service<ToolsConfig> {
       if (structuredProblem) {
         return finish(await this.bug(name, callId, new TypeError(`Tool ${name} returned structured output that is not JSON: ${structuredProblem}`), session))
       }
-      await session?.append('tool/result', { ...outcome, durationMs: Date.now() - started } as unknown as JsonValue, { visibility: 'surface' })
+      await session?.append('tool/result', { ...outcome, durationMs: Date.now() - started } as unknown as JsonValue, { visibility })
       return outcome
     }
 
     const entry = this.registry.get(name)
     if (!entry) {
-      const known = this.roster().map((tool) => tool.name)
+      const known = this.list().map((tool) => tool.name)
       return finish(failure('TOOL_NOT_FOUND', `There is no tool named "${name}". Available tools: ${known.join(', ') || 'none'}.`))
     }
     if (inputProblem || typeof input !== 'object' || input === null || Array.isArray(input)) {

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { Context } from 'cordis'
+import * as session from 'dsh-harness/session'
+import * as tools from 'dsh-harness/tools'
+import * as echo from '../../../tests/plugins/echo-tool.mjs'
+import * as refuse from '../../../tests/plugins/refuse-policy.mjs'
+
+describe('run_code (PTC transport)', () => {
+  let home: string
+  let ctx: Context
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'dsh-ptc-'))
+    ctx = new Context()
+    ctx.plugin(session, { home })
+    ctx.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 2000, runCodeMemoryMb: 16 })
+    ctx.plugin(echo, { prefix: 'echo', effects: ['net_read'] })
+    await ctx.start()
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  const run = async (code: string, extra: Record<string, unknown> = {}) => {
+    const s = await ctx.session.create()
+    const outcome = await ctx.tools.invoke('run_code', { code, ...extra }, { session: s })
+    return { outcome, structured: outcome.structured as any, events: await s.read(), session: s }
+  }
+
+  it('shows the model run_code alone, describing the tools its code can call', () => {
+    const roster = ctx.tools.roster()
+    assert.deepEqual(roster.map((tool) => tool.name), ['run_code'])
+    assert.match(roster[0].description, /tools\.echo\(input\)/)
+    assert.deepEqual(ctx.tools.list().map((tool) => tool.name), ['echo', 'run_code'])
+  })
+
+  it('calls tools from code, captures console output and returns the last expression', async () => {
+    const { outcome, structured, events } = await run(`
+      const a = await tools.echo({ text: 'one' })
+      console.log('first said', a.text)
+      const b = await tools.echo({ text: 'two' });
+      ({ texts: [a.text, b.text] })
+    `)
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.deepEqual(structured.result, { texts: ['one', 'two'] })
+    assert.deepEqual(structured.logs, ['first said one'])
+    assert.deepEqual(structured.calls.map((call: any) => [call.callId, call.tool, call.isError]), [
+      [`${outcome.callId}:code:1`, 'echo', false],
+      [`${outcome.callId}:code:2`, 'echo', false],
+    ])
+    assert.match(outcome.content, /Tool calls \(2\)/)
+    assert.match(outcome.content, /first said one/)
+    const types = events.map((event) => `${event.type}:${event.visibility}`)
+    assert.deepEqual(types, [
+      'tool/call:surface',
+      'tool/code-dispatch-start:log', 'tool/call:log', 'tool/result:log', 'tool/code-dispatch:log',
+      'tool/code-dispatch-start:log', 'tool/call:log', 'tool/result:log', 'tool/code-dispatch:log',
+      'tool/result:surface',
+    ])
+    assert.equal((events[1].data as any).callId, `${outcome.callId}:code:1`)
+  })
+
+  it('supports an explicit return and throws tool errors into the code with their code', async () => {
+    const { structured } = await run(`
+      try { await tools.echo({ text: 'web-error' }) } catch (error) { return { code: error.code, message: error.message } }
+    `)
+    assert.deepEqual(structured.result, { code: 'WEB_FETCH_FAILED', message: 'The test asked for a typed failure.' })
+  })
+
+  it('runs nested calls through validation and tools/pre-execute', async () => {
+    const invalid = await run(`await tools.echo({ text: 'x', headers: {} })`)
+    assert.equal(invalid.outcome.isError, true)
+    assert.match(invalid.outcome.error!.message, /unknown argument "headers"/)
+    const policy = ctx.plugin(refuse, { effect: 'net_read' })
+    await ctx.lifecycle.flush()
+    try {
+      const refused = await run(`await tools.echo({ text: 'x' })`)
+      assert.match(refused.outcome.error!.message, /TOOL_REFUSED/)
+    } finally {
+      policy.dispose()
+    }
+  })
+
+  it('stops a runaway loop at its deadline and stays healthy', async () => {
+    const { outcome } = await run('while (true) {}', { timeout_ms: 300 })
+    assert.equal(outcome.error?.code, 'CODE_TIMEOUT')
+    assert.match(outcome.content, /longer than its limit of 300 ms/)
+    const after = await run('1 + 1')
+    assert.equal(after.structured.result, 2)
+  })
+
+  it('stops a runaway allocation at the memory limit', async () => {
+    const { outcome } = await run('const parts = []; while (true) parts.push({ index: parts.length })')
+    assert.equal(outcome.error?.code, 'CODE_RESOURCE_LIMIT', outcome.content)
+  })
+
+  it('stops code waiting on a slow tool at the deadline', async () => {
+    const { outcome } = await run(`await tools.echo({ text: 'slow' })`, { timeout_ms: 300 })
+    assert.equal(outcome.error?.code, 'CODE_TIMEOUT')
+  })
+
+  it('has no filesystem, network, process, require or import', async () => {
+    const probes = {
+      require: `typeof require`,
+      process: `typeof process`,
+      fetch: `typeof fetch`,
+      timers: `typeof setTimeout`,
+      std: `typeof std + typeof os`,
+    }
+    for (const [name, code] of Object.entries(probes)) {
+      const { structured } = await run(code)
+      assert.match(String(structured.result), /^(undefined)+$/, name)
+    }
+    const staticImport = await run(`import fs from 'node:fs'`)
+    assert.equal(staticImport.outcome.error?.code, 'CODE_ERROR')
+    assert.match(staticImport.outcome.content, /import and export are not available/)
+    const dynamicImport = await run(`await import('node:fs')`)
+    assert.equal(dynamicImport.outcome.isError, true)
+    const escape = await run(`this.constructor.constructor('return typeof process')()`)
+    assert.equal(escape.structured.result, 'undefined')
+  })
+
+  it('reports a thrown error with its line', async () => {
+    const { outcome } = await run('const a = 1\nconst b = 2\nthrow new TypeError("bad thing")')
+    assert.equal(outcome.error?.code, 'CODE_ERROR')
+    assert.match(outcome.error!.message, /TypeError: bad thing \(line 3\)/)
+  })
+})

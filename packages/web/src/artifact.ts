@@ -1,0 +1,25 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { WebError } from './errors.js'
+import type { ArtifactRef, SessionHandle } from './types.js'
+
+/**
+ * Writes content whole to an artifact file: under the session's folder when
+ * there is a session, else a temp folder. A failure is WEB_ARTIFACT_WRITE_FAILED,
+ * never a silent drop.
+ */
+export async function writeArtifact(content: string, options: { session?: SessionHandle; stem: string; extension: string }): Promise<ArtifactRef> {
+  const folder = options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts')
+  const stem = options.stem.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80) || 'artifact'
+  const file = join(folder, `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`)
+  const bytes = Buffer.from(content, 'utf8')
+  try {
+    await mkdir(folder, { recursive: true, mode: 0o700 })
+    await writeFile(file, bytes, { mode: 0o600, flag: 'wx' })
+  } catch (error: any) {
+    throw new WebError('WEB_ARTIFACT_WRITE_FAILED', `The complete content (${bytes.length} bytes) could not be written to ${file}: ${error?.code ?? error?.message ?? error}.`, { cause: error })
+  }
+  return { path: file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+}
