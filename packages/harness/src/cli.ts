@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { Logger } from 'cordis'
 import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, runSession, runTools, UsageError } from './cli/commands.js'
+import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
 
 const HELP = `dsh: boot a composition of Cordis plugins and use its tools
 
@@ -15,6 +16,12 @@ commands:
   credentials unset NAME              remove a stored credential
   credentials list [--json]           stored and referenced credential names (values redacted)
   session show ID [--json]            a session's events
+  search QUERY...                     web_search in the standard preset (the words form one query)
+  fetch URL [--format markdown|text|html] [--max-chars N] [--offset N] [--extract main|full]
+        [--private-host HOST_OR_CIDR]... [--resolve HOST:ADDRESS]...
+                                      web_fetch in the standard preset; the last two are operator
+                                      settings for the fetch provider, never the model's
+  run-code FILE|-                     run_code in the ptc preset (- reads the code from stdin)
 
 options (every command that boots a composition):
   --preset NAME        add config/presets/NAME.cordis.yml
@@ -39,6 +46,12 @@ async function main(argv: string[], io: Output): Promise<number> {
         'config-dir': { type: 'string' },
         json: { type: 'boolean', default: false },
         session: { type: 'string' },
+        format: { type: 'string' },
+        'max-chars': { type: 'string' },
+        offset: { type: 'string' },
+        extract: { type: 'string' },
+        'private-host': { type: 'string', multiple: true },
+        resolve: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -58,7 +71,10 @@ async function main(argv: string[], io: Output): Promise<number> {
     json: !!values.json,
     session: values.session,
   }
-  if (options.session && command !== 'call') throw new UsageError('--session goes with dsh call.')
+  if (options.session && !['call', 'search', 'fetch', 'run-code'].includes(command)) throw new UsageError('--session goes with dsh call, search, fetch and run-code.')
+  const fetchFlags = ['format', 'max-chars', 'offset', 'extract', 'private-host', 'resolve'] as const
+  const misplaced = fetchFlags.find((flag) => values[flag] !== undefined)
+  if (misplaced && command !== 'fetch') throw new UsageError(`--${misplaced} goes with dsh fetch.`)
   switch (command) {
     case 'compose':
       if (args.length) throw new UsageError('usage: dsh compose [--json]')
@@ -72,6 +88,19 @@ async function main(argv: string[], io: Output): Promise<number> {
       return runCredentials(options, args, io)
     case 'session':
       return runSession(options, args, io)
+    case 'search':
+      return runSearch(options, args, io)
+    case 'fetch':
+      return runFetch(options, args, {
+        format: values.format,
+        maxChars: values['max-chars'],
+        offset: values.offset,
+        extract: values.extract,
+        privateHost: values['private-host'] ?? [],
+        resolve: values.resolve ?? [],
+      }, io)
+    case 'run-code':
+      return runRunCode(options, args, io)
     default:
       throw new UsageError(`Unknown command "${command}". Run dsh --help for usage.`)
   }

@@ -16,6 +16,12 @@ export interface ComposeOptions {
   overlays?: string[]
   /** Where the personal overlay `cordis.yml` is looked for; `$DSH_HOME` else ~/.dsh. */
   home?: string
+  /**
+   * Operator settings from the command line, merged into named rows after
+   * every layer (lists are appended to, other values replaced), then validated
+   * like any config.
+   */
+  rowPatches?: Record<string, Record<string, unknown>>
 }
 
 export type RowStatus = 'mounted' | 'pending' | 'disabled' | 'failed'
@@ -87,6 +93,11 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
   const layers: Layer[] = []
   for (const file of files) layers.push(await readLayer(file))
   const merged = mergeLayers(layers)
+  for (const [id, patch] of Object.entries(options.rowPatches ?? {})) {
+    const row = merged.find((item) => item.id === id)
+    if (!row || row.disabled) throw new CompositionError(`The command line sets ${Object.keys(patch).join(', ')} on row "${id}", but the composition has no enabled row "${id}".`)
+    row.config = applyPatch(row.config, patch)
+  }
   const prepared: Prepared[] = []
   for (const row of merged) prepared.push(await prepareRow(row, resolve(options.configDir)))
 
@@ -143,6 +154,21 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       await ctx.stop()
     },
   }
+}
+
+function applyPatch(config: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const result = { ...config }
+  for (const [key, value] of Object.entries(patch)) {
+    const current = result[key]
+    if (Array.isArray(value) && Array.isArray(current)) result[key] = [...current, ...value]
+    else if (isPlainObject(value) && isPlainObject(current)) result[key] = { ...current, ...value }
+    else result[key] = value
+  }
+  return result
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 async function prepareRow(row: MergedRow, configDir: string): Promise<Prepared> {
