@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { Logger } from 'cordis'
 import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, runSession, runTools, UsageError } from './cli/commands.js'
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
+import { runMcp } from './cli/mcp-command.js'
 
 const HELP = `dsh: boot a composition of Cordis plugins and use its tools
 
@@ -22,6 +23,7 @@ commands:
                                       web_fetch in the standard preset; the last two are operator
                                       settings for the fetch provider, never the model's
   run-code FILE|-                     run_code in the ptc preset (- reads the code from stdin)
+  mcp                                 serve the composition's tools over MCP on stdio
 
 options (every command that boots a composition):
   --preset NAME        add config/presets/NAME.cordis.yml
@@ -101,6 +103,9 @@ async function main(argv: string[], io: Output): Promise<number> {
       }, io)
     case 'run-code':
       return runRunCode(options, args, io)
+    case 'mcp':
+      if (args.length || options.json) throw new UsageError('usage: dsh mcp [--preset NAME] [--config FILE]...')
+      return runMcp(options, io)
     default:
       throw new UsageError(`Unknown command "${command}". Run dsh --help for usage.`)
   }
