@@ -4,6 +4,7 @@ import { Logger } from 'cordis'
 import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, runSession, runTools, UsageError } from './cli/commands.js'
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
 import { runMcp } from './cli/mcp-command.js'
+import { runDocs } from './cli/docs-command.js'
 
 const HELP = `dsh: boot a composition of Cordis plugins and use its tools
 
@@ -24,6 +25,7 @@ commands:
                                       settings for the fetch provider, never the model's
   run-code FILE|-                     run_code in the ptc preset (- reads the code from stdin)
   mcp                                 serve the composition's tools over MCP on stdio
+  docs tools [FILE]                   the tools reference made from the registered schemas
 
 options (every command that boots a composition):
   --preset NAME        add config/presets/NAME.cordis.yml
@@ -103,6 +105,8 @@ async function main(argv: string[], io: Output): Promise<number> {
       }, io)
     case 'run-code':
       return runRunCode(options, args, io)
+    case 'docs':
+      return runDocs(options, args, io)
     case 'mcp':
       if (args.length || options.json) throw new UsageError('usage: dsh mcp [--preset NAME] [--config FILE]...')
       return runMcp(options, io)
