@@ -1,2 +1,51 @@
-export const name = "dsh-web-search-openai"
-export function apply() {}
+import { type Context, Schema } from 'cordis'
+import { resolveCredential } from 'dsh-web'
+import { createOpenAISearch } from './openai-search.js'
+import type { OpenAISearchContextSize } from './openai-responses-api.js'
+
+export const name = 'dsh-web-search-openai'
+
+/** `web` is required; `credentials` is read per call when mounted, never required. */
+export const inject = { web: { required: true }, credentials: { required: false } }
+
+export interface Config {
+  apiKeyEnv: string
+  apiKey?: string
+  baseURL?: string
+  model: string
+  searchContextSize?: OpenAISearchContextSize
+  organization?: string
+  project?: string
+  timeoutMs: number
+  maxRetries: number
+}
+
+export const Config: Schema<Config> = Schema.object({
+  apiKeyEnv: Schema.string()
+    .default('OPENAI_API_KEY')
+    .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),
+  apiKey: Schema.string().role('secret').description('A literal key, used only when the named credential is not found. Prefer `dsh credentials set`.'),
+  baseURL: Schema.string().description(
+    'Base of the Responses endpoint (`/v1/responses` is appended, or `/responses` after a trailing /v1). Unset: OPENAI_SEARCH_BASE_URL, else https://api.openai.com.',
+  ),
+  model: Schema.string().default('gpt-4.1-mini').description('Model that runs the search.'),
+  searchContextSize: Schema.union(['low', 'medium', 'high']).description('search_context_size of the web_search tool; unset leaves the API default (medium).'),
+  organization: Schema.string().description('Sent as OpenAI-Organization when set.'),
+  project: Schema.string().description('Sent as OpenAI-Project when set.'),
+  timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, retries included.'),
+  maxRetries: Schema.natural().max(2).default(2).description('Retries after 429 (not insufficient_quota) and 5xx, within the deadline.'),
+})
+
+export function apply(ctx: Context, config: Config) {
+  const provider = createOpenAISearch(config, {
+    resolveCredential: (request) => resolveCredential(ctx, request),
+  })
+  ctx.web.registerSearchProvider(provider)
+  ctx.on('dispose', () => provider.close())
+}
+
+export * from './openai-search.js'
+export * from './openai-responses-api.js'
+export { toOpenAIRequest, openAIResponsesEndpoint } from './to-openai-request.js'
+export { fromOpenAIResponse } from './from-openai-response.js'
+export { fromOpenAIError } from './openai-error.js'

@@ -1,0 +1,96 @@
+import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
+import { parseDeepSeekErrorBody } from './deepseek-messages-api.js'
+import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer } from './http-transport.js'
+
+export interface DeepSeekErrorContext {
+  providerId: string
+  endpoint: URL
+  /** The key of this call, scrubbed from anything quoted. */
+  secret: string
+  /** Where the key came from, named in auth failures, e.g. "DEEPSEEK_API_KEY from the credentials store". */
+  credential?: string
+}
+
+/**
+ * A non-2xx answer of the Messages endpoint to a `WebError`. The body may be
+ * the Anthropic envelope, the OpenAI-style one, or not JSON at all (a proxy's
+ * HTML page); the provider's own message is quoted when there is one.
+ */
+export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorContext): WebError {
+  const body = parseDeepSeekErrorBody(answer.text)
+  // An error envelope under a 2xx status is classified by its Anthropic error type.
+  const status = answer.status >= 300 ? answer.status : (STATUS_BY_ERROR_TYPE[String(body?.error?.type)] ?? 500)
+  const providerMessage = typeof body?.error?.message === 'string' ? scrubSecret(body.error.message, context.secret).slice(0, 500) : undefined
+  const providerCode = pickString(body?.error?.code, body?.error?.type)
+  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
+  if (providerCode) details.providerCode = providerCode
+  const requestId = headerValue(answer.headers, 'request-id') ?? (typeof body?.request_id === 'string' ? body.request_id : undefined)
+  if (requestId) details.requestId = requestId
+
+  let code: WebErrorCode
+  let retryable: boolean
+  if (status === 401 || status === 403) {
+    code = 'WEB_PROVIDER_AUTH_FAILED'
+    retryable = false
+  } else if (status === 402 || providerCode === 'insufficient_quota' || providerCode === 'billing_error') {
+    code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
+    retryable = false
+  } else if (status === 429) {
+    code = 'WEB_PROVIDER_RATE_LIMITED'
+    retryable = true
+    const retryAfterMs = parseRetryAfter(answer.headers)
+    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
+  } else if (status >= 500) {
+    code = 'WEB_PROVIDER_ERROR'
+    retryable = true
+  } else {
+    // 400, 404, 413, 422 and the rest: the request itself is wrong; repeating it will not help.
+    code = 'WEB_PROVIDER_ERROR'
+    retryable = status === 408 || status === 409
+  }
+
+  const what = describe(code, status)
+  const quoted = providerMessage
+    ? `: ${providerMessage}`
+    : body === undefined && answer.text.trim()
+      ? ` (the body is not JSON${contentType(answer) ? `, ${contentType(answer)}` : ''})`
+      : ''
+  const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
+  return new WebError(code, `DeepSeek ${what} (HTTP ${answer.status})${quoted}${hint}`, { details, retryable })
+}
+
+/** Anthropic error types and the status each goes with. */
+const STATUS_BY_ERROR_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+}
+
+function describe(code: WebErrorCode, status: number): string {
+  switch (code) {
+    case 'WEB_PROVIDER_AUTH_FAILED':
+      return status === 403 ? 'refused the key for this request' : 'refused the key'
+    case 'WEB_PROVIDER_QUOTA_EXHAUSTED':
+      return 'reports no balance or quota left'
+    case 'WEB_PROVIDER_RATE_LIMITED':
+      return 'is rate limiting requests'
+    default:
+      return status >= 500 ? 'failed on its side' : 'rejected the request'
+  }
+}
+
+function contentType(answer: HttpAnswer): string | undefined {
+  return headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim() || undefined
+}
+
+function pickString(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === 'string' && value) return value
+  return undefined
+}

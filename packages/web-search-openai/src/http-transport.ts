@@ -1,0 +1,187 @@
+import { request, type Dispatcher } from 'undici'
+import { abortError, redactUrl, WebError } from 'dsh-web'
+
+/**
+ * One JSON POST to a model API with bounded retries. Knows nothing about the
+ * wire format: the caller turns error answers into a `WebError` and decides
+ * what a successful body means.
+ *
+ * - never follows a redirect (the key would travel with it);
+ * - retries at most `maxRetries` times (clamped to 2), only for 429 (not a
+ *   quota refusal) and 5xx/529, and only when the wait ends before `deadline`;
+ * - calls `beforeDispatch(attempt)` immediately before each HTTP attempt, so a
+ *   call that ends before dispatch leaves no trace;
+ * - the signal aborts the socket, the body read and any retry wait.
+ */
+
+export const MAX_RETRIES = 2
+
+export interface HttpAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  /** The body as text (UTF-8). */
+  text: string
+}
+
+export interface PostJsonOptions {
+  providerId: string
+  /** Human name of the provider for messages, e.g. DeepSeek. */
+  providerName: string
+  endpoint: URL
+  /** Sent as is; never logged, never put in errors. */
+  headers: Record<string, string>
+  /** The exact bytes sent. */
+  body: string
+  /** Scrubbed from every message built from the provider's answer. */
+  secret: string
+  signal: AbortSignal
+  /** Epoch ms after which no retry wait may end. */
+  deadline: number
+  maxRetries: number
+  dispatcher: Dispatcher
+  /** Largest body accepted, in bytes. */
+  maxResponseBytes: number
+  beforeDispatch(attempt: number): Promise<void>
+  /** Turns a non-2xx, non-3xx answer into the error to throw (or to retry on). */
+  toError(answer: HttpAnswer): WebError
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+/** Delay before the n-th retry when the server did not say (1-based). */
+export function backoffMs(retry: number): number {
+  return 500 * 2 ** (retry - 1)
+}
+
+export async function postJson(options: PostJsonOptions): Promise<HttpAnswer> {
+  const { signal, endpoint } = options
+  const maxRetries = Math.max(0, Math.min(MAX_RETRIES, Math.floor(options.maxRetries)))
+  const sleep = options.sleep ?? sleepWithSignal
+  for (let attempt = 0; ; attempt++) {
+    if (signal.aborted) throw abortError(signal, `The ${options.providerName} search`)
+    await options.beforeDispatch(attempt)
+    if (signal.aborted) throw abortError(signal, `The ${options.providerName} search`)
+    const answer = await sendOnce(options)
+    if (answer.status >= 200 && answer.status < 300) return answer
+    if (answer.status >= 300 && answer.status < 400) {
+      const location = headerValue(answer.headers, 'location')
+      throw new WebError(
+        'WEB_REDIRECT_BLOCKED',
+        `${options.providerName} answered HTTP ${answer.status} with a redirect${location ? ` to ${redactUrl(new URL(location, endpoint))}` : ''}; ` +
+          `redirects are never followed (the key would travel with them). Point baseURL at the final endpoint.`,
+        { details: { providerId: options.providerId, url: redactUrl(endpoint), status: answer.status }, retryable: false },
+      )
+    }
+    const error = options.toError(answer)
+    if (!isRetriedStatus(answer.status, error) || attempt >= maxRetries) {
+      if (attempt > 0) error.details.attempts = attempt + 1
+      throw error
+    }
+    const retryAfterMs = error.details.retryAfterMs ?? parseRetryAfter(answer.headers)
+    const wait = retryAfterMs ?? backoffMs(attempt + 1)
+    if (Date.now() + wait >= options.deadline) {
+      error.details.attempts = attempt + 1
+      throw error
+    }
+    await sleep(wait, signal).catch(() => {
+      throw abortError(signal, `The ${options.providerName} search`)
+    })
+  }
+}
+
+/** 429 unless it is a quota refusal, and every 5xx (529 included). */
+function isRetriedStatus(status: number, error: WebError): boolean {
+  if (status === 429) return error.code === 'WEB_PROVIDER_RATE_LIMITED'
+  return status >= 500 && status <= 599
+}
+
+async function sendOnce(options: PostJsonOptions): Promise<HttpAnswer> {
+  const { signal, endpoint, providerName } = options
+  let response: Dispatcher.ResponseData
+  try {
+    response = await request(endpoint, {
+      method: 'POST',
+      headers: options.headers,
+      body: options.body,
+      signal,
+      dispatcher: options.dispatcher,
+    })
+  } catch (error) {
+    if (signal.aborted) throw abortError(signal, `The ${providerName} search`)
+    throw new WebError('WEB_PROVIDER_ERROR', `${providerName} could not be reached at ${redactUrl(endpoint)}: ${describeNetworkError(error)}.`, {
+      details: { providerId: options.providerId, url: redactUrl(endpoint) },
+      cause: error,
+      retryable: true,
+    })
+  }
+  const chunks: Buffer[] = []
+  let bytes = 0
+  try {
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer
+      bytes += buffer.length
+      if (bytes > options.maxResponseBytes) {
+        response.body.destroy()
+        throw new WebError('WEB_PROVIDER_BAD_RESPONSE', `${providerName} answered with more than ${options.maxResponseBytes} bytes.`, {
+          details: { providerId: options.providerId, url: redactUrl(endpoint), status: response.statusCode, limit: options.maxResponseBytes },
+          retryable: false,
+        })
+      }
+      chunks.push(buffer)
+    }
+  } catch (error) {
+    if (signal.aborted) throw abortError(signal, `The ${providerName} search`)
+    if (WebError.is(error)) throw error
+    throw new WebError(
+      'WEB_PROVIDER_BAD_RESPONSE',
+      `${providerName} answered HTTP ${response.statusCode} but the body was cut off after ${bytes} bytes: ${describeNetworkError(error)}.`,
+      { details: { providerId: options.providerId, url: redactUrl(endpoint), status: response.statusCode }, cause: error, retryable: false },
+    )
+  }
+  return { status: response.statusCode, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }
+}
+
+export function headerValue(headers: HttpAnswer['headers'], name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** `retry-after-ms`, then `retry-after` in seconds or as an HTTP date. */
+export function parseRetryAfter(headers: HttpAnswer['headers'], now = Date.now()): number | undefined {
+  const ms = Number(headerValue(headers, 'retry-after-ms'))
+  if (headerValue(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms)
+  const raw = headerValue(headers, 'retry-after')?.trim()
+  if (!raw) return undefined
+  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw) * 1000)
+  const date = Date.parse(raw)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, date - now)
+}
+
+function describeNetworkError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code
+    return typeof code === 'string' ? `${code} (${error.message})` : error.message
+  }
+  return String(error)
+}
+
+function sleepWithSignal(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** Replaces every occurrence of the secret (when long enough to matter). */
+export function scrubSecret(text: string, secret: string): string {
+  if (!secret || secret.length < 4) return text
+  return text.split(secret).join('[redacted]')
+}

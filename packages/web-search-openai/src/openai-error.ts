@@ -1,0 +1,72 @@
+import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
+import { parseOpenAIErrorBody } from './openai-responses-api.js'
+import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer } from './http-transport.js'
+
+export interface OpenAIErrorContext {
+  providerId: string
+  endpoint: URL
+  /** The key of this call, scrubbed from anything quoted. */
+  secret: string
+  /** Where the key came from, named in auth failures, e.g. "DEEPSEEK_API_KEY from the credentials store". */
+  credential?: string
+}
+
+/**
+ * A non-2xx answer of the Responses endpoint to a `WebError`, quoting OpenAI's
+ * own message. A 429 whose code is `insufficient_quota` is a quota refusal,
+ * not a rate limit, and is not retried.
+ */
+export function fromOpenAIError(answer: HttpAnswer, context: OpenAIErrorContext): WebError {
+  const body = parseOpenAIErrorBody(answer.text)
+  const error = body?.error
+  // An error envelope under a 2xx status is classified by its code.
+  const status = answer.status >= 300 ? answer.status : (STATUS_BY_ERROR_CODE[String(error?.code)] ?? 500)
+  const providerMessage = typeof error?.message === 'string' && error.message ? scrubSecret(error.message, context.secret).slice(0, 500) : undefined
+  const providerCode = [error?.code, error?.type].find((value): value is string => typeof value === 'string' && value !== '')
+  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
+  if (providerCode) details.providerCode = providerCode
+  const requestId = headerValue(answer.headers, 'x-request-id')
+  if (requestId) details.requestId = requestId
+
+  let code: WebErrorCode
+  let retryable: boolean
+  let what: string
+  if (status === 401 || status === 403) {
+    code = 'WEB_PROVIDER_AUTH_FAILED'
+    retryable = false
+    what = status === 403 ? 'refused the request (permission or region)' : 'refused the key'
+  } else if (status === 402 || error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota') {
+    code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
+    retryable = false
+    what = 'reports the account has no quota left'
+  } else if (status === 429) {
+    code = 'WEB_PROVIDER_RATE_LIMITED'
+    retryable = true
+    what = 'is rate limiting requests'
+    const retryAfterMs = parseRetryAfter(answer.headers)
+    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
+  } else if (status >= 500) {
+    code = 'WEB_PROVIDER_ERROR'
+    retryable = true
+    what = 'failed on its side'
+  } else {
+    code = 'WEB_PROVIDER_ERROR'
+    retryable = status === 408 || status === 409
+    what = 'rejected the request'
+  }
+  const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
+  const quoted = providerMessage ? `: ${providerMessage}` : body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${type}` : ''})` : ''
+  const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
+  return new WebError(code, `OpenAI ${what} (HTTP ${answer.status})${quoted}${hint}`, { details, retryable })
+}
+
+/** Error codes OpenAI documents, and the status each goes with. */
+const STATUS_BY_ERROR_CODE: Record<string, number> = {
+  invalid_api_key: 401,
+  unsupported_country_region_territory: 403,
+  insufficient_quota: 429,
+  rate_limit_exceeded: 429,
+  model_not_found: 404,
+  server_error: 500,
+  server_is_overloaded: 503,
+}

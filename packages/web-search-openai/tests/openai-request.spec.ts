@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, it } from 'node:test'
+import { createOpenAISearch, DEFAULT_OPENAI_BASE_URL } from '../src/openai-search.js'
+import { openAIResponsesEndpoint } from '../src/to-openai-request.js'
+import { FixtureServer } from './fixture-server.js'
+import { call, providerFor, TEST_KEY } from './helpers.js'
+
+describe('openai: the request as sent', () => {
+  let server: FixtureServer
+  before(async () => {
+    server = await FixtureServer.start()
+  })
+  after(() => server.close())
+  beforeEach(() => server.reset())
+
+  it('posts to {base}/v1/responses with a Bearer key and the exact JSON body', async () => {
+    server.reply('openai-multi-result')
+    const { provider } = providerFor(server)
+    await provider.search({ query: 'node lts' }, call())
+    assert.equal(server.requests.length, 1)
+    const [received] = server.requests
+    assert.equal(received!.method, 'POST')
+    assert.equal(received!.path, '/v1/responses')
+    assert.equal(received!.headers.authorization, `Bearer ${TEST_KEY}`)
+    assert.equal(received!.headers['content-type'], 'application/json')
+    assert.equal(received!.headers['openai-organization'], undefined)
+    assert.equal(received!.headers['openai-project'], undefined)
+    const expected = {
+      model: 'gpt-4.1-mini',
+      input: 'node lts',
+      tools: [{ type: 'web_search' }],
+      include: ['web_search_call.action.sources'],
+      store: false,
+    }
+    assert.equal(received!.body, JSON.stringify(expected))
+    await provider.close()
+  })
+
+  it('sends search_context_size, user_location, filters.allowed_domains and the organization/project headers when configured', async () => {
+    server.reply('openai-multi-result')
+    const { provider } = providerFor(server, { searchContextSize: 'high', organization: 'org-123', project: 'proj_456', model: 'gpt-5' })
+    const result = await provider.search({ query: 'q', allowedDomains: ['nodejs.org', 'nodejs.org', ' github.com'], userLocation: { country: 'DE', city: 'Berlin' } }, call())
+    const received = server.requests[0]!
+    assert.equal(received.headers['openai-organization'], 'org-123')
+    assert.equal(received.headers['openai-project'], 'proj_456')
+    const body = JSON.parse(received.body)
+    assert.equal(body.model, 'gpt-5')
+    assert.deepEqual(body.tools, [
+      { type: 'web_search', search_context_size: 'high', user_location: { type: 'approximate', country: 'DE', city: 'Berlin' }, filters: { allowed_domains: ['nodejs.org', 'github.com'] } },
+    ])
+    assert.deepEqual(result.filters, [
+      { filter: 'user_location', honoured: true },
+      { filter: 'allowed_domains', honoured: true },
+    ])
+    await provider.close()
+  })
+
+  it('says blocked domains are not supported instead of pretending: not sent, reported as not honoured', async () => {
+    server.reply('openai-multi-result')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'q', blockedDomains: ['pinterest.com'] }, call())
+    const body = JSON.parse(server.requests[0]!.body)
+    assert.deepEqual(body.tools, [{ type: 'web_search' }])
+    assert.ok(!server.requests[0]!.body.includes('pinterest.com'))
+    assert.equal(result.filters.length, 1)
+    assert.equal(result.filters[0]!.filter, 'blocked_domains')
+    assert.equal(result.filters[0]!.honoured, false)
+    assert.match(result.filters[0]!.note!, /no blocked-domains filter/)
+    await provider.close()
+  })
+
+  it('appends only /responses to a base that already ends in /v1', async () => {
+    server.reply('openai-multi-result')
+    const { provider } = providerFor(server, { baseURL: `${server.url}/v1/` })
+    await provider.search({ query: 'q' }, call())
+    assert.equal(server.requests[0]!.path, '/v1/responses')
+    assert.equal(openAIResponsesEndpoint('https://api.openai.com').href, 'https://api.openai.com/v1/responses')
+    assert.equal(openAIResponsesEndpoint('https://gw.example/openai/v1').href, 'https://gw.example/openai/v1/responses')
+    await provider.close()
+  })
+
+  it('reads OPENAI_SEARCH_BASE_URL when the row sets no baseURL, and never OPENAI_BASE_URL', async () => {
+    server.reply('openai-multi-result')
+    const { provider } = providerFor(
+      server,
+      { baseURL: undefined },
+      { env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/sdk-base', OPENAI_SEARCH_BASE_URL: `${server.url}/from-env` } },
+    )
+    await provider.search({ query: 'q' }, call())
+    assert.equal(server.requests[0]!.path, '/from-env/v1/responses')
+    await provider.close()
+  })
+
+  it('available() is local: default base https://api.openai.com, a credential reference or literal needed', () => {
+    assert.equal(DEFAULT_OPENAI_BASE_URL, 'https://api.openai.com')
+    const deps = { resolveCredential: async () => ({ value: 'k', source: 'config' as const }), env: {} }
+    const base = { model: 'm', timeoutMs: 1000 }
+    assert.equal(createOpenAISearch({ ...base, apiKeyEnv: 'X' }, deps).available(), true)
+    assert.equal(createOpenAISearch({ ...base, apiKey: 'literal' }, deps).available(), true)
+    assert.equal(createOpenAISearch({ ...base }, deps).available(), false)
+    assert.equal(createOpenAISearch({ ...base, apiKeyEnv: 'X', baseURL: 'not a url' }, deps).available(), false)
+  })
+})
