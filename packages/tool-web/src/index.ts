@@ -1,2 +1,44 @@
-export const name = "dsh-tool-web"
-export function apply() {}
+import { type Context, Schema } from 'cordis'
+import type {} from 'dsh-web'
+import type {} from 'dsh-harness/tools'
+import { FETCH_MAX_CHARS_LIMIT, type ToolWebConfig } from './tool-web-config.js'
+import { createWebFetchTool } from './web-fetch-tool.js'
+import { createWebSearchTool } from './web-search-tool.js'
+
+export const name = 'dsh-tool-web'
+
+export const inject = {
+  web: { required: true },
+  tools: { required: true },
+  network: { required: false },
+}
+
+export type Config = ToolWebConfig
+
+/** Every key may be left out: the schema fills in the defaults. */
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  search: Schema.boolean().default(true).description('Register the web_search tool.'),
+  fetch: Schema.boolean().default(true).description('Register the web_fetch tool.'),
+  searchTimeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('One deadline for all queries of a web_search call.'),
+  searchMaxQueries: Schema.natural().min(1).max(20).default(4).description('Most queries one web_search call may carry.'),
+  fetchTimeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of one web_fetch call.'),
+  fetchMaxChars: Schema.natural().min(1).max(FETCH_MAX_CHARS_LIMIT).default(20_000).description('Default and largest number of characters of page text one web_fetch call returns.'),
+  outputThreshold: Schema.natural().min(1_000).default(50_000).description('Characters of model-facing text above which the complete output is written to an artifact file and the model gets a short head, the path, size and SHA-256.'),
+})
+
+/** Registers the enabled tools. Enablement alone decides: a missing provider or key fails the call, it never hides the tool. */
+export function apply(ctx: Context, config: Config) {
+  if (config.search) ctx.tools.register(createWebSearchTool(ctx, config))
+  if (config.fetch) ctx.tools.register(createWebFetchTool(ctx, config))
+}
+
+export { createWebSearchTool, webSearchDescription } from './web-search-tool.js'
+export { createWebFetchTool, webFetchDescription } from './web-fetch-tool.js'
+export { closeOpenFences, fenceIds } from './untrusted-fence.js'
+export { mergeSources, sourceKey } from './merge-sources.js'
+export type { MergedSource } from './merge-sources.js'
+export type { QueryAnswer, QueryFailure, WebSearchOutput } from './search-output.js'
+export type { WebSearchInput } from './search-input.js'
+export type { WebFetchInput } from './fetch-input.js'
+export type { NetworkPolicyView } from './network-policy.js'
+export type { ToolWebConfig } from './tool-web-config.js'

@@ -30,6 +30,12 @@ export interface ProviderCall {
   signal: AbortSignal
   session?: SessionHandle
   callId?: string
+  /**
+   * Epoch milliseconds by which the caller needs the answer, when it has a
+   * deadline. The signal still enforces it; providers read it to avoid starting
+   * a retry wait (e.g. a 429's retry-after) that would end after it.
+   */
+  deadline?: number
 }
 
 // ---------------------------------------------------------------- search
@@ -131,6 +137,11 @@ export interface FetchRequest {
    * included, must be on one of these domains or a subdomain of one.
    */
   allowedDomains?: string[]
+  /**
+   * When the body is larger than the provider's byte cap, return the part that
+   * fits (marked truncated, with the reason) instead of failing.
+   */
+  allowPartial?: boolean
 }
 
 export interface RedirectHop {

@@ -1,0 +1,49 @@
+import type { FetchExtract, FetchFormat, FetchRequest } from 'dsh-web'
+import type { ToolInputSchema } from 'dsh-harness/tools'
+
+/** The arguments of `web_fetch` as the model gives them. */
+export interface WebFetchInput {
+  url: string
+  format?: FetchFormat
+  max_chars?: number
+  offset?: number
+  extract?: FetchExtract
+}
+
+/** The closed input schema: no headers, no method, no body, nothing the model could forge a request with. */
+export function webFetchInputSchema(fetchMaxChars: number): ToolInputSchema {
+  return {
+    type: 'object',
+    properties: {
+      url: { type: 'string', minLength: 1, maxLength: 8192, description: 'The http(s) URL to fetch, exactly as given (for example from a web_search result).' },
+      format: { type: 'string', enum: ['markdown', 'text', 'html'], description: 'markdown (default), plain text, or the raw HTML.' },
+      max_chars: {
+        type: 'integer',
+        minimum: 1,
+        description: `Characters of text to return in this call; default and at most ${fetchMaxChars} (larger values are capped).`,
+      },
+      offset: { type: 'integer', minimum: 0, description: 'Character offset to start from, to read on from where the previous call stopped (default 0).' },
+      extract: { type: 'string', enum: ['main', 'full'], description: 'main (default): the main content without navigation and boilerplate; full: the whole page.' },
+    },
+    required: ['url'],
+    additionalProperties: false,
+  }
+}
+
+/** The request for the provider. `allowedDomains` comes from policy, never from the model. */
+export function readFetchInput(
+  input: WebFetchInput,
+  fetchMaxChars: number,
+  allowedDomains: string[] | undefined,
+): { request: FetchRequest & { maxChars: number }; cappedFrom?: number } {
+  const maxChars = Math.min(input.max_chars ?? fetchMaxChars, fetchMaxChars)
+  const request: FetchRequest & { maxChars: number } = {
+    url: input.url,
+    format: input.format ?? 'markdown',
+    maxChars,
+    offset: input.offset ?? 0,
+    extract: input.extract ?? 'main',
+  }
+  if (allowedDomains) request.allowedDomains = allowedDomains
+  return input.max_chars !== undefined && input.max_chars > fetchMaxChars ? { request, cappedFrom: input.max_chars } : { request }
+}

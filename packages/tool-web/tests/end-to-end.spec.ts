@@ -1,0 +1,148 @@
+// Both tools through the real providers (dsh-web-search-deepseek, dsh-web-fetch-http)
+// against one loopback server: a stand-in for the Messages API and a web page.
+import assert from 'node:assert/strict'
+import { createServer, type Server } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { Context } from 'cordis'
+import * as session from 'dsh-harness/session'
+import * as tools from 'dsh-harness/tools'
+import * as toolWeb from 'dsh-tool-web'
+import * as web from 'dsh-web'
+import * as fetchHttp from 'dsh-web-fetch-http'
+import * as searchDeepSeek from 'dsh-web-search-deepseek'
+import { fenced } from './helpers.js'
+
+const PARAGRAPHS = Array.from({ length: 40 }, (_, index) => `Paragraph number ${index} of the loopback article says something worth reading.`)
+const PAGE = `<!doctype html><html><head><title>Loopback Article</title></head><body>
+<nav><a href="/">Home</a></nav>
+<article><h1>Loopback Article</h1>${PARAGRAPHS.map((text) => `<p>${text}</p>`).join('\n')}</article>
+</body></html>`
+
+function messagesResponse(base: string) {
+  return {
+    id: 'msg_e2e',
+    type: 'message',
+    role: 'assistant',
+    model: 'deepseek-v4-flash',
+    content: [
+      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'loopback article' } },
+      {
+        type: 'web_search_tool_result',
+        tool_use_id: 'srvtoolu_1',
+        content: [
+          { type: 'web_search_result', url: `${base}/article`, title: 'Loopback Article', encrypted_content: 'x', page_age: '2026-11-01' },
+          { type: 'web_search_result', url: `${base}/missing`, title: 'A page that is gone', encrypted_content: 'x', page_age: null },
+        ],
+      },
+      {
+        type: 'text',
+        text: 'The loopback article has forty paragraphs.',
+        citations: [{ type: 'web_search_result_location', url: `${base}/article`, title: 'Loopback Article', cited_text: 'Paragraph number 0', encrypted_index: 'y' }],
+      },
+    ],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 1 } },
+  }
+}
+
+describe('end to end through the real providers on loopback', () => {
+  let server: Server
+  let base: string
+  let home: string
+  let ctx: Context
+  const received: string[] = []
+
+  before(async () => {
+    server = createServer((request, response) => {
+      let body = ''
+      request.on('data', (chunk) => (body += chunk))
+      request.on('end', () => {
+        if (request.method === 'POST' && request.url?.endsWith('/messages')) {
+          received.push(body)
+          if (body.includes('rate-limit-me')) {
+            response.writeHead(429, { 'content-type': 'application/json' })
+            response.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Too many requests in the fixture.' } }))
+            return
+          }
+          response.writeHead(200, { 'content-type': 'application/json' })
+          response.end(JSON.stringify(messagesResponse(base)))
+        } else if (request.url === '/article') {
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          response.end(PAGE)
+        } else {
+          response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
+          response.end('<html><head><title>Not here</title></head><body><p>This page is gone.</p></body></html>')
+        }
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    home = await mkdtemp(join(tmpdir(), 'dsh-tool-web-e2e-'))
+    ctx = new Context()
+    ctx.plugin(session, { home })
+    ctx.plugin(tools, { mode: 'native' })
+    ctx.plugin(web, { searchProvider: 'deepseek-official', fetchProvider: 'http' })
+    ctx.plugin(searchDeepSeek, { apiKeyEnv: 'DSH_TOOL_WEB_E2E_UNSET_KEY', apiKey: 'sk-e2e-literal', baseURL: `${base}/anthropic`, maxRetries: 0 })
+    ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1'] })
+    ctx.plugin(toolWeb, { fetchMaxChars: 700 })
+    await ctx.start()
+    await ctx.lifecycle.flush()
+  })
+
+  after(async () => {
+    await ctx?.stop()
+    await new Promise((resolve) => server?.close(resolve))
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('web_search through the DeepSeek provider: sources, model-written summary, a failed query beside them', async () => {
+    const s = await ctx.session.create()
+    const outcome = await ctx.tools.invoke('web_search', { queries: ['loopback article', 'rate-limit-me'] }, { session: s })
+    assert.equal(outcome.isError, false, outcome.content)
+    const structured = outcome.structured as any
+    assert.equal(structured.providerId, 'deepseek-official')
+    assert.deepEqual(structured.sources.map((item: any) => item.url), [`${base}/article`, `${base}/missing`])
+    assert.equal(structured.answers[0].text, 'The loopback article has forty paragraphs.')
+    assert.deepEqual(structured.failures.map((failure: any) => [failure.query, failure.code]), [['rate-limit-me', 'WEB_PROVIDER_RATE_LIMITED']])
+    assert.ok(outcome.content.includes(`[Loopback Article](${base}/article) (published 2026-11-01; query 1)`))
+    assert.match(outcome.content, /written by the search provider's model/)
+    assert.equal(received.length, 2)
+    const events = await s.read()
+    assert.deepEqual(events.filter((event) => event.visibility === 'surface').map((event) => event.type), ['tool/call', 'tool/result'])
+  })
+
+  it('web_fetch through the HTTP provider: a found URL, paged to the end, and a 404 shown as an error', async () => {
+    const s = await ctx.session.create()
+    const found = await ctx.tools.invoke('web_search', { queries: ['loopback article'] }, { session: s })
+    const url = (found.structured as any).sources[0].url
+    const parts: string[] = []
+    let offset: number | undefined = 0
+    let total = 0
+    while (offset !== undefined) {
+      const outcome = await ctx.tools.invoke('web_fetch', { url, offset }, { session: s })
+      assert.equal(outcome.isError, false, outcome.content)
+      const structured = outcome.structured as any
+      assert.equal(fenced(outcome.content), structured.text)
+      assert.equal(structured.provenance.finalUrl, url)
+      parts.push(structured.text)
+      total = structured.totalChars
+      offset = structured.nextOffset
+    }
+    assert.ok(parts.length > 1, 'the article takes several pages')
+    const text = parts.join('')
+    assert.equal(text.length, total)
+    for (const paragraph of PARAGRAPHS) assert.ok(text.includes(paragraph), paragraph)
+    assert.ok(!text.includes('Home'), 'extract main drops the navigation')
+
+    const missing = await ctx.tools.invoke('web_fetch', { url: `${base}/missing` }, { session: s })
+    assert.equal(missing.isError, true)
+    assert.equal(missing.error?.code, 'WEB_HTTP_STATUS')
+    assert.match(missing.content, /HTTP 404/)
+    assert.match(missing.content, /This page is gone/)
+  })
+})

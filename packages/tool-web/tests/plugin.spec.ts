@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Context } from 'cordis'
+import * as toolWeb from 'dsh-tool-web'
+import { closeOpenFences, mergeSources } from 'dsh-tool-web'
+import { fenceUntrusted, resolveCredential, type SearchProvider } from 'dsh-web'
+import { mount, pagingFetch, source } from './helpers.js'
+
+describe('dsh-tool-web plugin', () => {
+  it('has the real defaults and refuses values outside the limits', () => {
+    assert.deepEqual(toolWeb.Config({}), {
+      search: true,
+      fetch: true,
+      searchTimeoutMs: 30_000,
+      searchMaxQueries: 4,
+      fetchTimeoutMs: 30_000,
+      fetchMaxChars: 20_000,
+      outputThreshold: 50_000,
+    })
+    assert.equal(toolWeb.Config({ fetchMaxChars: 100_000 }).fetchMaxChars, 100_000)
+    assert.throws(() => toolWeb.Config({ fetchMaxChars: 100_001 }))
+    assert.throws(() => toolWeb.Config({ searchMaxQueries: 0 }))
+    assert.throws(() => toolWeb.Config({ searchTimeoutMs: 0 }))
+    assert.equal(toolWeb.name, 'dsh-tool-web')
+    assert.deepEqual(toolWeb.inject, { web: { required: true }, tools: { required: true }, network: { required: false } })
+  })
+
+  it('registers both tools by default, each declaring the net_read effect and a closed schema', async () => {
+    const { ctx, cleanup } = await mount()
+    try {
+      const listed = ctx.tools.list()
+      assert.deepEqual(listed.map((tool) => tool.name), ['web_fetch', 'web_search'])
+      for (const tool of listed) {
+        assert.deepEqual(tool.effects, ['net_read'])
+        assert.equal(tool.inputSchema.additionalProperties, false)
+        assert.match(tool.description, /untrusted/)
+      }
+      const search = listed.find((tool) => tool.name === 'web_search')!
+      assert.deepEqual(search.inputSchema.required, ['queries'])
+      assert.equal((search.inputSchema.properties.queries as any).maxItems, 4)
+      const fetch = listed.find((tool) => tool.name === 'web_fetch')!
+      assert.deepEqual(Object.keys(fetch.inputSchema.properties), ['url', 'format', 'max_chars', 'offset', 'extract'])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('registers by enablement only', async () => {
+    const searchOnly = await mount({ config: { fetch: false } })
+    const fetchOnly = await mount({ config: { search: false } })
+    const neither = await mount({ config: { search: false, fetch: false } })
+    try {
+      assert.deepEqual(searchOnly.ctx.tools.list().map((tool) => tool.name), ['web_search'])
+      assert.deepEqual(fetchOnly.ctx.tools.list().map((tool) => tool.name), ['web_fetch'])
+      assert.deepEqual(neither.ctx.tools.list(), [])
+    } finally {
+      await Promise.all([searchOnly.cleanup(), fetchOnly.cleanup(), neither.cleanup()])
+    }
+  })
+
+  it('keeps both tools when no provider is registered; a call fails with the typed code', async () => {
+    const { ctx, cleanup } = await mount()
+    try {
+      assert.ok(ctx.tools.has('web_search') && ctx.tools.has('web_fetch'))
+      const search = await ctx.tools.invoke('web_search', { queries: ['anything'] })
+      assert.equal(search.isError, true)
+      assert.equal(search.error?.code, 'WEB_PROVIDER_NOT_REGISTERED')
+      assert.match(search.content, /"test-search" is not registered/)
+      const fetch = await ctx.tools.invoke('web_fetch', { url: 'https://example.com/' })
+      assert.equal(fetch.error?.code, 'WEB_PROVIDER_NOT_REGISTERED')
+      assert.match(fetch.content, /"test-fetch" is not registered/)
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('keeps web_search when the provider has no key; the call fails with WEB_PROVIDER_CREDENTIAL_MISSING', async () => {
+    let providerCtx: Context | undefined
+    const keyless: SearchProvider = {
+      id: 'test-search',
+      available: () => true,
+      async search(request, call) {
+        await resolveCredential(providerCtx!, { providerId: 'test-search', ref: 'DSH_TOOL_WEB_TEST_MISSING_KEY', signal: call.signal })
+        throw new Error('unreachable: there is no key')
+      },
+    }
+    const { ctx, cleanup } = await mount({
+      plugins: [(ctx) => ctx.plugin({ name: 'keyless-search', inject: ['web'], apply: (ctx: Context) => { providerCtx = ctx; ctx.web.registerSearchProvider(keyless) } })],
+    })
+    try {
+      assert.ok(ctx.tools.has('web_search'))
+      const outcome = await ctx.tools.invoke('web_search', { queries: ['anything'] })
+      assert.equal(outcome.error?.code, 'WEB_PROVIDER_CREDENTIAL_MISSING')
+      assert.match(outcome.content, /dsh credentials set DSH_TOOL_WEB_TEST_MISSING_KEY/)
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('removes its tools when disposed, and waits for the web service before registering', async () => {
+    const ctx = new Context()
+    const { tools } = await import('dsh-harness')
+    ctx.plugin(tools, { mode: 'native' })
+    const fork = ctx.plugin(toolWeb, {})
+    await ctx.start()
+    await ctx.lifecycle.flush()
+    assert.equal(ctx.tools.has('web_search'), false, 'no web service yet: not applied')
+    const web = ctx.plugin(await import('dsh-web'), { searchProvider: 'test-search', fetchProvider: 'test-fetch' })
+    await ctx.lifecycle.flush()
+    assert.ok(ctx.tools.has('web_search') && ctx.tools.has('web_fetch'))
+    fork.dispose()
+    assert.equal(ctx.tools.has('web_search'), false)
+    assert.equal(ctx.tools.has('web_fetch'), false)
+    web.dispose()
+  })
+
+  it('serves a fetch provider registered after the tools (selection happens at every call)', async () => {
+    const { ctx, cleanup } = await mount()
+    try {
+      assert.equal((await ctx.tools.invoke('web_fetch', { url: 'https://a.example/' })).error?.code, 'WEB_PROVIDER_NOT_REGISTERED')
+      ctx.plugin({ name: 'late-fetch', inject: ['web'], apply: (ctx: Context) => { ctx.web.registerFetchProvider(pagingFetch({ 'https://a.example/': { text: 'late' } })) } })
+      await ctx.lifecycle.flush()
+      const outcome = await ctx.tools.invoke('web_fetch', { url: 'https://a.example/' })
+      assert.equal(outcome.isError, false, outcome.content)
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
+describe('mergeSources', () => {
+  it('takes rank 1 of every list, then rank 2, and keeps the first of each URL', () => {
+    const merged = mergeSources([
+      { query: 0, sources: [source('https://a/1', 'a1'), source('https://a/2', 'a2')] },
+      { query: 1, sources: [source('https://b/1', 'b1'), source('https://a/1#x', 'dup', 'filled'), source('https://b/3', 'b3')] },
+      { query: 2, sources: [] },
+    ])
+    assert.deepEqual(merged, [
+      { url: 'https://a/1', title: 'a1', snippet: 'filled', queries: [0, 1] },
+      { url: 'https://b/1', title: 'b1', queries: [1] },
+      { url: 'https://a/2', title: 'a2', queries: [0] },
+      { url: 'https://b/3', title: 'b3', queries: [1] },
+    ])
+  })
+})
+
+describe('closeOpenFences', () => {
+  it('closes the fences a cut left open, drops a half marker, and leaves whole text alone', () => {
+    const whole = `${fenceUntrusted('line one\nline two', 'https://a.example/')}\n\n${fenceUntrusted('second', 'https://b.example/')}`
+    assert.equal(closeOpenFences(whole), whole)
+    const [firstId, secondId] = [...whole.matchAll(/<untrusted-content id="([0-9a-f]+)"/g)].map((match) => match[1])
+    const inFirst = whole.slice(0, whole.indexOf('line two'))
+    assert.equal(closeOpenFences(inFirst), `${inFirst}</untrusted-content id="${firstId}">`)
+    const inSecond = whole.slice(0, whole.indexOf('second') + 3)
+    assert.equal(closeOpenFences(inSecond), `${inSecond}\n</untrusted-content id="${secondId}">`)
+    const halfMarker = whole.slice(0, whole.indexOf(`</untrusted-content id="${firstId}">`) + 12)
+    assert.equal(closeOpenFences(halfMarker), `${whole.slice(0, whole.indexOf(`</untrusted-content id="${firstId}">`))}</untrusted-content id="${firstId}">`)
+  })
+})
