@@ -1,2 +1,55 @@
-export const name = "dsh-web-fetch-http"
-export function apply() {}
+import { type Context, Schema } from 'cordis'
+import type {} from 'dsh-web'
+import { type HttpFetcherOptions, createHttpFetcher } from './http-fetcher.js'
+
+export const name = 'dsh-web-fetch-http'
+export const inject = ['web']
+
+export interface Config {
+  privateHosts: string[]
+  resolve: Record<string, string>
+  allowedDomains: string[]
+  blockedDomains: string[]
+  maxBytes: number
+  timeoutMs: number
+  maxRedirects: number
+  userAgent?: string
+  cacheMaxBytes: number
+  cacheTtlMs: number
+  artifactThreshold: number
+  extractTimeoutMs: number
+  extractWorkers?: number
+  recycleAfterJobs: number
+}
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  privateHosts: Schema.array(String).default([]).description('Host names, addresses or CIDR ranges that may be fetched although they are not public. Trusts exactly what it names.'),
+  resolve: Schema.dict(String)
+    .default({})
+    .description('Fixed answers for name resolution, host name to IP address (like curl --resolve). The address is still checked unless privateHosts names the host.'),
+  allowedDomains: Schema.array(String).default([]).description('When not empty, only these domains (and their subdomains) are fetched, on every hop.'),
+  blockedDomains: Schema.array(String).default([]).description('Domains (and their subdomains) that are never fetched.'),
+  maxBytes: Schema.natural().min(1024).default(5 * 1024 * 1024).description('Byte cap on a response body, on the wire and after decompression.'),
+  timeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of a whole fetch: connection, redirects and body.'),
+  maxRedirects: Schema.natural().max(20).default(5).description('Redirects followed at most; each hop is vetted again.'),
+  userAgent: Schema.string().description('User-Agent header sent with every request.'),
+  cacheMaxBytes: Schema.natural().default(50 * 1024 * 1024).description('Memory for converted documents kept for paging (0 turns the cache off).'),
+  cacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a converted document is kept for paging.'),
+  artifactThreshold: Schema.natural().default(200_000).description('Converted text longer than this many characters is also written whole to an artifact file.'),
+  extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),
+  extractWorkers: Schema.natural().min(1).max(16).description('Extraction worker threads (default: cores − 1, 1 to 4).'),
+  recycleAfterJobs: Schema.natural().min(1).default(200).description('An extraction worker is replaced after this many pages.'),
+})
+
+export function apply(ctx: Context, config: Config) {
+  const options: HttpFetcherOptions = { ...config }
+  const fetcher = createHttpFetcher(options)
+  ctx.web.registerFetchProvider(fetcher)
+  // Workers end and the cache empties with the plugin.
+  ctx.effect(() => () => void fetcher.close())
+}
+
+export { createHttpFetcher }
+export type { HttpFetcher, HttpFetcherOptions } from './http-fetcher.js'
+export type { LookupAddress, LookupFunction, VettedDestination } from './address-policy.js'
+export { blockedRange } from './ip-ranges.js'

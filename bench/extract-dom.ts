@@ -1,0 +1,95 @@
+/**
+ * node --import tsx bench/extract-dom.ts [--limit N]
+ *
+ * Which DOM should readability run on? Runs the fetcher's own extraction
+ * (extractHtml: pre-strip, readability, clean-up, text) over every page of the
+ * shared article-extraction benchmark with linkedom and with jsdom, each in
+ * its own child process (so that peak RSS is its own), on the main thread,
+ * and prints F1 (text format) and milliseconds per page side by side.
+ * jsdom is a devDependency of dsh-web-fetch-http used only here.
+ */
+import { execFileSync } from 'node:child_process'
+import { readFile, readdir } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { gunzipSync } from 'node:zlib'
+import { type HtmlParser, extractHtml, linkedomParser } from '../packages/web-fetch-http/src/extract-html.js'
+import type { DomDocument } from '../packages/web-fetch-http/src/dom.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    limit: { type: 'string' },
+    data: { type: 'string', default: resolve(root, '../shared/bench/article-extraction') },
+    scorer: { type: 'string', default: resolve(root, '../shared/bench/extract-score.mjs') },
+  },
+})
+
+if (!values.only) {
+  const rows: string[] = []
+  for (const dom of ['linkedom', 'jsdom']) {
+    const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', dom, '--data', values.data!, '--scorer', values.scorer!]
+    if (values.limit) args.push('--limit', values.limit)
+    rows.push(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }).trim())
+  }
+  console.log('readability + clean-up + text, main thread, one process per DOM')
+  console.log(`${'dom'.padEnd(16)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'F1'.padStart(6)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(7)} ${'peak RSS MB'.padStart(12)} failed`)
+  for (const row of rows) console.log(row)
+  process.exit(0)
+}
+
+type Scorer = {
+  pageCounts(truth: string, prediction: string): [number, number, number]
+  aggregate(counts: [number, number, number][]): { f1: number; precision: number; recall: number }
+}
+const scorer = (await import(pathToFileURL(values.scorer!).href)) as Scorer
+
+let parser: HtmlParser = linkedomParser
+let closeLast = () => {}
+if (values.only === 'jsdom') {
+  const fromPackage = createRequire(join(root, 'packages/web-fetch-http/package.json'))
+  const { JSDOM, VirtualConsole } = (await import(pathToFileURL(fromPackage.resolve('jsdom')).href)) as {
+    JSDOM: new (html: string, options: { url: string; virtualConsole: unknown }) => { window: { document: unknown; close(): void } }
+    VirtualConsole: new () => unknown
+  }
+  const virtualConsole = new VirtualConsole()
+  parser = {
+    name: 'jsdom',
+    parse(html: string, url: string) {
+      const dom = new JSDOM(html, { url, virtualConsole })
+      closeLast = () => dom.window.close()
+      return dom.window.document as unknown as DomDocument
+    },
+  }
+}
+
+const truth = JSON.parse(await readFile(join(values.data!, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url: string }>
+let ids = (await readdir(join(values.data!, 'html'))).filter((file) => file.endsWith('.html.gz')).map((file) => file.slice(0, -8)).sort()
+if (values.limit) ids = ids.slice(0, Number(values.limit))
+const counts: [number, number, number][] = []
+const ms: number[] = []
+let failed = 0
+for (const id of ids) {
+  const html = gunzipSync(await readFile(join(values.data!, 'html', `${id}.html.gz`))).toString('utf8')
+  const started = performance.now()
+  let text = ''
+  try {
+    text = extractHtml({ html, url: truth[id]!.url, format: 'text', extract: 'main', maxElemsToParse: 200_000 }, parser).text
+  } catch {
+    failed++
+  } finally {
+    closeLast()
+  }
+  ms.push(performance.now() - started)
+  counts.push(scorer.pageCounts(truth[id]!.articleBody, text))
+}
+const score = scorer.aggregate(counts)
+ms.sort((a, b) => a - b)
+const at = (q: number) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))]!
+console.log(
+  `${parser.name.padEnd(16)} ${score.precision.toFixed(4).padStart(9)} ${score.recall.toFixed(4).padStart(7)} ${score.f1.toFixed(4).padStart(6)} ` +
+    `${at(0.5).toFixed(1).padStart(10)} ${at(0.95).toFixed(1).padStart(7)} ${(process.resourceUsage().maxRSS / 1024).toFixed(0).padStart(12)} ${failed}`,
+)

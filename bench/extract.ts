@@ -1,0 +1,150 @@
+/**
+ * pnpm bench:extract [--out DIR] [--format text|markdown] [--limit N] [--data DIR]
+ *
+ * Serves every page of the shared article-extraction benchmark from a loopback
+ * server, fetches each through createHttpFetcher (loopback trusted by
+ * privateHosts), and prints precision, recall and F1 as the benchmark's README
+ * defines them, next to a baseline in the same run: the same page passed whole
+ * through turndown. Also median and p95 milliseconds per page and peak RSS.
+ */
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { createRequire } from 'node:module'
+import { createHttpFetcher } from 'dsh-web-fetch-http'
+import type { FetchFormat } from 'dsh-web'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+// turndown and undici are dependencies of the fetch package, not of the workspace root.
+const fromPackage = createRequire(join(root, 'packages/web-fetch-http/package.json'))
+const { default: TurndownService } = (await import(pathToFileURL(fromPackage.resolve('turndown')).href)) as { default: new (options?: object) => { turndown(html: string): string; remove(filter: string[]): void } }
+const { request } = (await import(pathToFileURL(fromPackage.resolve('undici')).href)) as {
+  request(url: string, options: { headers: Record<string, string> }): Promise<{ headers: Record<string, string | string[] | undefined>; body: { arrayBuffer(): Promise<ArrayBuffer> } }>
+}
+
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string' },
+    format: { type: 'string' },
+    limit: { type: 'string' },
+    data: { type: 'string', default: resolve(root, '../shared/bench/article-extraction') },
+    scorer: { type: 'string', default: resolve(root, '../shared/bench/extract-score.mjs') },
+  },
+})
+
+type Scorer = {
+  pageCounts(truth: string, prediction: string): [number, number, number]
+  aggregate(counts: [number, number, number][]): { f1: number; precision: number; recall: number }
+  stripMarkdown(text: string): string
+}
+const scorer = (await import(pathToFileURL(values.scorer!).href)) as Scorer
+
+const formats: FetchFormat[] = values.format ? [values.format as FetchFormat] : ['text', 'markdown']
+for (const format of formats) {
+  if (format !== 'text' && format !== 'markdown') throw new Error(`--format must be text or markdown, not ${format}`)
+}
+
+const truth = JSON.parse(await readFile(join(values.data!, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url: string }>
+let ids = (await readdir(join(values.data!, 'html'))).filter((file) => file.endsWith('.html.gz')).map((file) => file.slice(0, -'.html.gz'.length)).sort()
+if (values.limit) ids = ids.slice(0, Number(values.limit))
+
+// The pages are served gzip-compressed, as stored, so decompression is on the measured path.
+const server = createServer(async (req, res) => {
+  const id = (req.url ?? '').replace(/^\//, '').replace(/\.html$/, '')
+  if (!truth[id]) {
+    res.writeHead(404).end('not found')
+    return
+  }
+  const body = await readFile(join(values.data!, 'html', `${id}.html.gz`))
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip', 'content-length': body.length })
+  res.end(body)
+})
+await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+
+const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER, cacheTtlMs: 60_000 })
+// What a harness without main-content extraction returns: the whole page through turndown, minus scripts and styles.
+const baseline = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' })
+baseline.remove(['script', 'style', 'noscript'])
+
+interface Row {
+  name: string
+  counts: [number, number, number][]
+  ms: number[]
+  failures: string[]
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (!sorted.length) return NaN
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
+  return sorted[index]!
+}
+
+async function writeOutput(name: string, id: string, text: string) {
+  if (!values.out) return
+  const dir = formats.length === 1 && name.startsWith('ours') ? values.out : join(values.out, name)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, `${id}.txt`), text)
+}
+
+const rows: Row[] = formats.map((format) => ({ name: `ours-${format}`, counts: [], ms: [], failures: [] }))
+const baselineRow: Row = { name: 'baseline-whole-page-turndown', counts: [], ms: [], failures: [] }
+
+// One warm-up page so that worker start-up and JIT are not charged to the first page.
+await fetcher.fetch({ url: `${base}/${ids[0]}.html`, format: 'text', maxChars: 100_000 }, { signal: new AbortController().signal })
+
+for (const id of ids) {
+  const url = `${base}/${id}.html`
+  for (const [index, format] of formats.entries()) {
+    const row = rows[index]!
+    const started = performance.now()
+    let text = ''
+    try {
+      let offset: number | undefined = 0
+      while (offset !== undefined) {
+        const document = await fetcher.fetch({ url, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
+        text += document.text
+        offset = document.nextOffset
+      }
+    } catch (error) {
+      row.failures.push(`${id}: ${(error as Error).message}`)
+    }
+    row.ms.push(performance.now() - started)
+    await writeOutput(row.name, id, text)
+    row.counts.push(scorer.pageCounts(truth[id]!.articleBody, format === 'markdown' ? scorer.stripMarkdown(text) : text))
+  }
+  const started = performance.now()
+  let text = ''
+  try {
+    const response = await request(url, { headers: { 'accept-encoding': 'identity' } })
+    const bytes = Buffer.from(await response.body.arrayBuffer())
+    const { gunzipSync } = await import('node:zlib')
+    const html = response.headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8')
+    text = baseline.turndown(html)
+  } catch (error) {
+    baselineRow.failures.push(`${id}: ${(error as Error).message}`)
+  }
+  baselineRow.ms.push(performance.now() - started)
+  await writeOutput(baselineRow.name, id, text)
+  baselineRow.counts.push(scorer.pageCounts(truth[id]!.articleBody, scorer.stripMarkdown(text)))
+}
+
+const peakRssMb = process.resourceUsage().maxRSS / 1024
+console.log(`article-extraction benchmark: ${ids.length} pages, served from loopback, fetched through createHttpFetcher`)
+console.log(`${'extractor'.padEnd(30)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'F1'.padStart(6)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(7)} ${'failed'.padStart(6)}`)
+for (const row of [...rows, baselineRow]) {
+  const score = scorer.aggregate(row.counts)
+  const sorted = [...row.ms].sort((a, b) => a - b)
+  console.log(
+    `${row.name.padEnd(30)} ${score.precision.toFixed(4).padStart(9)} ${score.recall.toFixed(4).padStart(7)} ${score.f1.toFixed(4).padStart(6)} ` +
+      `${quantile(sorted, 0.5).toFixed(1).padStart(10)} ${quantile(sorted, 0.95).toFixed(1).padStart(7)} ${String(row.failures.length).padStart(6)}`,
+  )
+}
+console.log(`peak RSS of the whole run: ${peakRssMb.toFixed(0)} MB (targets: F1 >= 0.95, median <= 25 ms, p95 <= 80 ms, peak RSS <= 400 MB)`)
+for (const row of [...rows, baselineRow]) for (const failure of row.failures) console.log(`failed (${row.name}): ${failure}`)
+
+await fetcher.close()
+server.close()

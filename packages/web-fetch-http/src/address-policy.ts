@@ -1,0 +1,211 @@
+import { lookup as dnsLookup } from 'node:dns'
+import ipaddr from 'ipaddr.js'
+import { WebError, abortError, redactUrl } from 'dsh-web'
+import { type Address, blockedRange, parseAddress } from './ip-ranges.js'
+
+/** One answer of `dns.lookup(name, { all: true })`. */
+export interface LookupAddress {
+  address: string
+  family: number
+}
+
+/** The shape of `dns.lookup` called with `{ all: true }`. */
+export type LookupFunction = (
+  hostname: string,
+  options: { all: true; order?: 'verbatim' | 'ipv4first' | 'ipv6first' },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void
+
+export const MAX_URL_LENGTH = 8192
+
+/** What vet() hands on: the parsed URL and the addresses that passed. */
+export interface VettedDestination {
+  url: string
+  host: string
+  addresses: LookupAddress[]
+  /** True when the host was let through by `privateHosts`. */
+  trusted: boolean
+}
+
+export interface AddressPolicyOptions {
+  lookup?: LookupFunction
+  privateHosts?: string[]
+  allowedDomains?: string[]
+  blockedDomains?: string[]
+}
+
+type TrustEntry = { kind: 'name'; name: string } | { kind: 'range'; network: [Address, number]; text: string }
+
+function normaliseHost(host: string): string {
+  const lower = host.toLowerCase()
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower
+}
+
+function parseTrust(entries: string[]): TrustEntry[] {
+  return entries.map((entry) => {
+    const text = entry.trim()
+    if (!text) throw new WebError('INVALID_ARGUMENT', 'privateHosts holds an empty entry; list host names, addresses or CIDR ranges.')
+    const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text
+    if (bare.includes('/')) {
+      if (!ipaddr.isValidCIDR(bare)) {
+        throw new WebError('INVALID_ARGUMENT', `privateHosts entry "${text}" is not a valid CIDR range (e.g. 127.0.0.0/8).`)
+      }
+      return { kind: 'range', network: ipaddr.parseCIDR(bare), text }
+    }
+    const address = parseAddress(bare)
+    if (address) return { kind: 'range', network: [address, address.kind() === 'ipv4' ? 32 : 128], text }
+    return { kind: 'name', name: normaliseHost(bare) }
+  })
+}
+
+function domainMatches(host: string, domain: string): boolean {
+  const d = normaliseHost(domain.trim()).replace(/^\*\./, '')
+  return host === d || host.endsWith(`.${d}`)
+}
+
+/**
+ * Step 1 of the policy: the URL itself. Refuses unparseable or overlong
+ * URLs, other schemes and userinfo, and domains outside the lists.
+ */
+export function parseRequestUrl(input: unknown, lists: { allowedDomains?: string[]; blockedDomains?: string[] } = {}): URL {
+  if (typeof input !== 'string' || !input.trim()) {
+    throw new WebError('WEB_INVALID_URL', 'The URL must be a non-empty string such as https://example.com/page.')
+  }
+  if (input.length > MAX_URL_LENGTH) {
+    throw new WebError('WEB_INVALID_URL', `The URL is ${input.length} characters long; at most ${MAX_URL_LENGTH} are accepted.`, {
+      details: { limit: MAX_URL_LENGTH },
+    })
+  }
+  let url: URL
+  try {
+    url = new URL(input.trim())
+  } catch (cause) {
+    throw new WebError('WEB_INVALID_URL', 'The URL does not parse; give an absolute http or https URL such as https://example.com/page.', { cause })
+  }
+  if (url.href.length > MAX_URL_LENGTH) {
+    throw new WebError('WEB_INVALID_URL', `The URL is longer than ${MAX_URL_LENGTH} characters once normalised.`, { details: { limit: MAX_URL_LENGTH } })
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new WebError('WEB_BLOCKED_URL', `The scheme "${url.protocol.slice(0, -1)}" is not allowed; only http and https URLs can be fetched.`, {
+      details: { url: redactUrl(url) },
+    })
+  }
+  if (url.username || url.password) {
+    throw new WebError('WEB_BLOCKED_URL', 'URLs with a user name or password are not allowed; remove the "user:pass@" part.', {
+      details: { url: redactUrl(url) },
+    })
+  }
+  if (!url.hostname) throw new WebError('WEB_INVALID_URL', 'The URL has no host.')
+  const host = normaliseHost(url.hostname)
+  const blocked = lists.blockedDomains?.find((domain) => domainMatches(host, domain))
+  if (blocked) {
+    throw new WebError('WEB_BLOCKED_URL', `The host ${host} is on the blocked domain list (${blocked}).`, { details: { url: redactUrl(url), host } })
+  }
+  if (lists.allowedDomains && lists.allowedDomains.length > 0 && !lists.allowedDomains.some((domain) => domainMatches(host, domain))) {
+    throw new WebError('WEB_BLOCKED_URL', `The host ${host} is not on the allowed domain list (${lists.allowedDomains.join(', ')}).`, {
+      details: { url: redactUrl(url), host },
+    })
+  }
+  return url
+}
+
+/** Wraps a lookup so that the names in `resolve` get fixed answers. */
+export function withFixedAnswers(lookup: LookupFunction | undefined, resolve: Record<string, string | string[]> | undefined): LookupFunction | undefined {
+  if (!resolve || Object.keys(resolve).length === 0) return lookup
+  const table = new Map<string, LookupAddress[]>()
+  for (const [host, value] of Object.entries(resolve)) {
+    const addresses = (Array.isArray(value) ? value : [value]).map((text) => {
+      const address = parseAddress(text.trim())
+      if (!address) throw new WebError('INVALID_ARGUMENT', `resolve maps ${host} to "${text}", which is not an IP address.`)
+      return { address: address.toString(), family: address.kind() === 'ipv4' ? 4 : 6 }
+    })
+    table.set(host.toLowerCase().replace(/\.$/, ''), addresses)
+  }
+  const fallback = lookup ?? (dnsLookup as unknown as LookupFunction)
+  return (hostname, lookupOptions, callback) => {
+    const fixed = table.get(hostname.toLowerCase())
+    if (fixed) queueMicrotask(() => callback(null, fixed.map((answer) => ({ ...answer }))))
+    else fallback(hostname, lookupOptions, callback)
+  }
+}
+
+function resolveAll(lookup: LookupFunction, host: string, signal?: AbortSignal): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal, `Resolving ${host}`))
+    const onAbort = () => reject(abortError(signal!, `Resolving ${host}`))
+    signal?.addEventListener('abort', onAbort, { once: true })
+    lookup(host, { all: true, order: 'verbatim' }, (error, addresses) => {
+      signal?.removeEventListener('abort', onAbort)
+      if (error) {
+        return reject(
+          new WebError('WEB_FETCH_FAILED', `The host ${host} could not be resolved (${error.code ?? error.message}).`, {
+            cause: error,
+            details: { host },
+          }),
+        )
+      }
+      if (!Array.isArray(addresses) || addresses.length === 0) {
+        return reject(new WebError('WEB_FETCH_FAILED', `The host ${host} resolved to no address.`, { details: { host } }))
+      }
+      resolve(addresses.map((answer) => ({ address: answer.address, family: answer.family })))
+    })
+  })
+}
+
+/**
+ * Steps 1 to 3 of the address policy for one hop. Never opens a connection:
+ * the addresses it returns are the only ones the dispatcher may connect to.
+ */
+export class AddressPolicy {
+  private readonly lookup: LookupFunction
+  private readonly trust: TrustEntry[]
+
+  constructor(private readonly options: AddressPolicyOptions = {}) {
+    this.lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
+    this.trust = parseTrust(options.privateHosts ?? [])
+  }
+
+  /** Step 1: the URL, the operator's domain lists, then the request's own allowed list. */
+  parse(input: unknown, allowedDomains?: string[]): URL {
+    const url = parseRequestUrl(input, { allowedDomains: this.options.allowedDomains, blockedDomains: this.options.blockedDomains })
+    if (allowedDomains?.length) parseRequestUrl(url.href, { allowedDomains })
+    return url
+  }
+
+  /** Whether privateHosts names this URL's host exactly (by name or as a literal address). */
+  private isTrusted(host: string, literal: Address | undefined): boolean {
+    for (const entry of this.trust) {
+      if (entry.kind === 'name' && !literal && entry.name === host) return true
+      if (entry.kind === 'range' && literal && literal.kind() === entry.network[0].kind() && literal.match(entry.network)) return true
+    }
+    return false
+  }
+
+  async vetUrl(url: URL, signal?: AbortSignal): Promise<VettedDestination> {
+    const host = normaliseHost(url.hostname)
+    const literal = parseAddress(url.hostname)
+    const trusted = this.isTrusted(host, literal)
+    let addresses: LookupAddress[]
+    if (literal) {
+      addresses = [{ address: literal.toString(), family: literal.kind() === 'ipv4' ? 4 : 6 }]
+    } else {
+      addresses = await resolveAll(this.lookup, host, signal)
+    }
+    if (!trusted) {
+      for (const answer of addresses) {
+        const bad = blockedRange(answer.address)
+        if (bad) {
+          const shown = literal ? host : `${host} (resolves to ${answer.address})`
+          throw new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} is in ${bad.cidr}, ${bad.name}, which is not public; it is not fetched.`, {
+            details: { url: redactUrl(url), host, address: answer.address, range: bad.cidr },
+          })
+        }
+      }
+    }
+    return { url: url.href, host, addresses, trusted }
+  }
+
+  async vet(input: unknown, signal?: AbortSignal): Promise<VettedDestination> {
+    return this.vetUrl(this.parse(input), signal)
+  }
+}

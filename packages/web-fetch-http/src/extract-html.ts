@@ -1,0 +1,254 @@
+import { Readability } from '@mozilla/readability'
+import { parseHTML } from 'linkedom'
+import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from 'dsh-web'
+import type { DomDocument, DomElement, DomNode } from './dom.js'
+import { MAX_DEPTH, flattenDeepNesting } from './flatten-deep.js'
+import { pruneContent, trimLeadingLabels } from './prune-content.js'
+import { toMarkdown } from './to-markdown.js'
+import { toPlainText } from './to-text.js'
+
+export interface ExtractInput {
+  html: string
+  /** The final URL: links and images are made absolute against it (or its <base>). */
+  url: string
+  format: FetchFormat
+  extract: FetchExtract
+  /** Readability gives up on documents with more elements (0: no limit). */
+  maxElemsToParse?: number
+}
+
+export interface ExtractOutput {
+  text: string
+  metadata: DocumentMetadata
+  links: DocumentLink[]
+  extractor: string
+  warnings: string[]
+}
+
+export const MAX_LINKS = 50
+/** Main content shorter than this (in characters) is "nothing usable". */
+const MIN_MAIN_CHARS = 200
+const READABILITY_VERSION = '0.6'
+
+/**
+ * Removes scripts (but JSON-LD metadata, which readability reads), styles,
+ * templates, inline SVG and comments before parsing: they never reach the
+ * output, and large inline CSS, JS or SVG is most of the parse time on many
+ * pages. (Stripping form controls and iframes the same way cost 0.006 F1:
+ * unclosed tags take real text with them.)
+ */
+export function stripInertElements(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->|<(style|template|svg)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<script\b(?![^>]*application\/ld\+json)[^>]*>[\s\S]*?<\/script\s*>/gi, '')
+}
+
+/** Parses HTML to a document: linkedom in production, jsdom in bench/extract-dom.ts for comparison. */
+export interface HtmlParser {
+  name: string
+  parse(html: string, url: string): DomDocument
+}
+
+export const linkedomParser: HtmlParser = {
+  name: 'linkedom',
+  parse(html: string) {
+    let { document } = parseHTML(html) as unknown as { document: DomDocument }
+    // linkedom makes the first element of a fragment the document element; give it a body.
+    if (!document.body || document.documentElement?.localName !== 'html') {
+      ;({ document } = parseHTML(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`) as unknown as { document: DomDocument })
+    }
+    return document
+  },
+}
+
+function baseUrlOf(document: DomDocument, url: string): string {
+  const href = document.querySelector('base[href]')?.getAttribute('href')
+  if (href) {
+    try {
+      const base = new URL(href, url)
+      if (base.protocol === 'http:' || base.protocol === 'https:') return base.href
+    } catch {
+      // an unusable <base> is ignored, as browsers do
+    }
+  }
+  return url
+}
+
+/** The content of every <meta> by its property, name or itemprop (lower case), first one kept. */
+function metaTable(document: DomDocument): Map<string, string> {
+  const table = new Map<string, string>()
+  for (const element of Array.from(document.querySelectorAll('meta[content]'))) {
+    const content = element.getAttribute('content')?.trim()
+    if (!content) continue
+    for (const attribute of ['property', 'name', 'itemprop']) {
+      const key = element.getAttribute(attribute)?.trim().toLowerCase()
+      if (key && !table.has(key)) table.set(key, content)
+    }
+  }
+  return table
+}
+
+function absolute(value: string, base: string): string | undefined {
+  try {
+    return new URL(value.trim(), base).href
+  } catch {
+    return undefined
+  }
+}
+
+function readMetadata(document: DomDocument, base: string): DocumentMetadata {
+  const table = metaTable(document)
+  const meta = (...names: string[]) => names.map((name) => table.get(name)).find((value) => value !== undefined)
+  const canonical = document.querySelector('link[rel~="canonical"][href]')?.getAttribute('href')
+  return {
+    title: meta('og:title', 'twitter:title') ?? (document.title?.trim() || undefined),
+    byline: meta('author', 'article:author', 'dc.creator'),
+    siteName: meta('og:site_name', 'application-name'),
+    lang: document.documentElement?.getAttribute('lang')?.trim() || undefined,
+    publishedTime: meta('article:published_time', 'datepublished', 'date', 'dc.date', 'pubdate'),
+    canonicalUrl: canonical ? absolute(canonical, base) : undefined,
+    excerpt: meta('description', 'og:description'),
+  }
+}
+
+function isHidden(element: DomElement): boolean {
+  if (element.hasAttribute('hidden')) return true
+  if (element.getAttribute('aria-hidden') === 'true') return true
+  const style = element.getAttribute('style')
+  return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)
+}
+
+/** What `extract: 'full'` keeps: the body minus scripts, styles, hidden elements and embedded objects. */
+function cleanBody(document: DomDocument): DomElement {
+  const body = document.body ?? document.documentElement ?? document.createElement('body')
+  for (const element of Array.from(body.querySelectorAll('script, style, noscript, template, iframe, object, embed, svg, canvas'))) element.remove()
+  for (const element of Array.from(body.querySelectorAll('[hidden], [aria-hidden], [style]'))) if (isHidden(element)) element.remove()
+  return body
+}
+
+/** Makes links and images absolute, drops script links, and lists up to MAX_LINKS distinct http(s) links. */
+function resolveLinks(root: DomElement, base: string): DocumentLink[] {
+  const links: DocumentLink[] = []
+  const seen = new Set<string>()
+  for (const anchor of Array.from(root.querySelectorAll('a[href]'))) {
+    const href = anchor.getAttribute('href')!
+    const resolved = absolute(href, base)
+    if (!resolved || !/^https?:/i.test(resolved)) {
+      if (resolved && /^javascript:/i.test(resolved)) anchor.removeAttribute('href')
+      else if (!href.startsWith('#') && !resolved?.startsWith('mailto:')) anchor.removeAttribute('href')
+      continue
+    }
+    anchor.setAttribute('href', resolved)
+    if (links.length < MAX_LINKS && !seen.has(resolved)) {
+      seen.add(resolved)
+      const text = (anchor.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+      links.push(text ? { url: resolved, text } : { url: resolved })
+    }
+  }
+  for (const image of Array.from(root.querySelectorAll('img'))) {
+    const src = image.getAttribute('src') ?? image.getAttribute('data-src')
+    const resolved = src ? absolute(src, base) : undefined
+    if (resolved && /^https?:/i.test(resolved)) image.setAttribute('src', resolved)
+    else image.removeAttribute('src')
+    image.removeAttribute('srcset')
+  }
+  return links
+}
+
+function render(root: DomElement, format: FetchFormat): string {
+  switch (format) {
+    case 'markdown':
+      return toMarkdown(root)
+    case 'text':
+      return toPlainText(root)
+    case 'html':
+      return root.innerHTML.trim()
+  }
+}
+
+interface ReadabilityArticle {
+  title?: string | null
+  byline?: string | null
+  lang?: string | null
+  siteName?: string | null
+  publishedTime?: string | null
+  excerpt?: string | null
+  content: unknown
+  textContent?: string | null
+}
+
+function runReadability(document: DomDocument, base: string, maxElemsToParse: number): ReadabilityArticle | null {
+  // linkedom has no base URL; readability reads these to resolve relative links.
+  Object.defineProperty(document, 'baseURI', { value: base, configurable: true })
+  Object.defineProperty(document, 'documentURI', { value: base, configurable: true })
+  const reader = new Readability(document as never, { maxElemsToParse, serializer: (node: unknown) => node } as never)
+  return reader.parse() as ReadabilityArticle | null
+}
+
+function pick(...values: (string | null | undefined)[]): string | undefined {
+  for (const value of values) {
+    const trimmed = value?.replace(/\s+/g, ' ').trim()
+    if (trimmed) return trimmed
+  }
+  return undefined
+}
+
+/**
+ * HTML to what the model reads. `main` runs readability and falls back to the
+ * whole cleaned body (saying so) when it finds nothing usable; `full` keeps
+ * the whole body minus scripts, styles and hidden elements.
+ */
+export function extractHtml(input: ExtractInput, parser: HtmlParser = linkedomParser): ExtractOutput {
+  const warnings: string[] = []
+  const html = stripInertElements(input.html)
+  const parse = (source: string) => {
+    const document = parser.parse(source, input.url)
+    return { document, flattened: flattenDeepNesting(document) }
+  }
+  let { document, flattened } = parse(html)
+  if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)
+  const base = baseUrlOf(document, input.url)
+  const pageMetadata = readMetadata(document, base)
+  let root: DomElement | undefined
+  let extractor = `${parser.name}+full`
+  let metadata = pageMetadata
+  if (input.extract === 'main') {
+    let article: ReadabilityArticle | null = null
+    let failed = false
+    try {
+      article = runReadability(document, base, input.maxElemsToParse ?? 0)
+    } catch (error) {
+      failed = true
+      warnings.push(`Main-content extraction failed (${(error as Error).message}); the whole page body is returned instead.`)
+    }
+    const content = article?.content as DomElement | undefined
+    const length = (content?.textContent ?? '').replace(/\s+/g, ' ').trim().length
+    if (article && content && length >= MIN_MAIN_CHARS) {
+      root = content
+      pruneContent(root)
+      trimLeadingLabels(root)
+      extractor = `readability@${READABILITY_VERSION}+${parser.name}`
+      metadata = {
+        ...pageMetadata,
+        title: pick(article.title, pageMetadata.title),
+        byline: pick(article.byline, pageMetadata.byline),
+        siteName: pick(article.siteName, pageMetadata.siteName),
+        lang: pick(article.lang, pageMetadata.lang),
+        publishedTime: pick(article.publishedTime, pageMetadata.publishedTime),
+        excerpt: pick(article.excerpt, pageMetadata.excerpt),
+      }
+    } else {
+      if (!failed) warnings.push('No main content was found on this page; the whole page body (cleaned) is returned instead.')
+      // readability changes the document as it works; start again from the source.
+      document = parse(html).document
+      extractor = `${parser.name}+full(fallback)`
+    }
+  }
+  root ??= cleanBody(document)
+  const links = resolveLinks(root, base)
+  const text = render(root, input.format)
+  for (const key of Object.keys(metadata) as (keyof DocumentMetadata)[]) if (metadata[key] === undefined) delete metadata[key]
+  return { text, metadata, links, extractor, warnings }
+}
+
+export type { DomNode }

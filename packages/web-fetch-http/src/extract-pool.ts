@@ -1,0 +1,203 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import { WebError, abortError, redactUrl } from 'dsh-web'
+import type { ExtractInput, ExtractOutput } from './extract-html.js'
+import type { ExtractJob, ExtractReply } from './extract-worker.js'
+
+export interface ExtractPoolOptions {
+  /** Worker threads (default: cores − 1, between 1 and 4). */
+  size?: number
+  /** A page whose parse and extraction take longer fails alone (default 15 s). */
+  parseTimeoutMs?: number
+  /** A worker is replaced after this many pages (default 200)... */
+  recycleAfterJobs?: number
+  /** ...or once its heap holds more than this many MB after a page (default 256). */
+  recycleHeapMb?: number
+  /** V8 old-generation limit of each worker in MB (default 1024). */
+  maxHeapMb?: number
+}
+
+interface Pending {
+  job: ExtractJob
+  resolve(output: ExtractOutput): void
+  reject(error: unknown): void
+  signal: AbortSignal
+  onAbort?: () => void
+}
+
+interface Slot {
+  worker: Worker
+  jobs: number
+  current?: Pending
+  timer?: NodeJS.Timeout
+  retired: boolean
+}
+
+/**
+ * The worker runs compiled code: from dist/ this is the file beside this one;
+ * when this module runs as src/*.ts under tsx (whose loader does not reach
+ * worker threads), it is the built copy in ../dist/ (tests build first).
+ */
+function workerUrl(): URL {
+  if (import.meta.url.endsWith('.ts')) return new URL('../dist/extract-worker.js', import.meta.url)
+  return new URL('./extract-worker.js', import.meta.url)
+}
+
+/**
+ * A small pool of worker threads for DOM parsing and readability, which are
+ * synchronous and slow on big pages. Each page has a deadline (the worker is
+ * ended if it passes it), workers are recycled before leaked memory piles up,
+ * and idle workers are unref'd so they never keep the process alive.
+ */
+export class ExtractPool {
+  private readonly size: number
+  private readonly parseTimeoutMs: number
+  private readonly recycleAfterJobs: number
+  private readonly recycleHeapBytes: number
+  private readonly maxHeapMb: number
+  private readonly slots: Slot[] = []
+  private readonly queue: Pending[] = []
+  private nextId = 1
+  private closed = false
+
+  constructor(options: ExtractPoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? Math.min(4, Math.max(1, availableParallelism() - 1)))
+    this.parseTimeoutMs = options.parseTimeoutMs ?? 15_000
+    this.recycleAfterJobs = options.recycleAfterJobs ?? 200
+    this.recycleHeapBytes = (options.recycleHeapMb ?? 256) * 1024 * 1024
+    this.maxHeapMb = options.maxHeapMb ?? 1024
+  }
+
+  extract(input: ExtractInput, signal: AbortSignal): Promise<ExtractOutput> {
+    if (this.closed) return Promise.reject(new WebError('WEB_FETCH_FAILED', 'The fetch provider has been shut down.'))
+    if (signal.aborted) return Promise.reject(abortError(signal, `Extracting ${redactUrl(input.url)}`))
+    return new Promise<ExtractOutput>((resolve, reject) => {
+      const pending: Pending = { job: { id: this.nextId++, input }, resolve, reject, signal }
+      pending.onAbort = () => this.abort(pending)
+      signal.addEventListener('abort', pending.onAbort, { once: true })
+      this.queue.push(pending)
+      this.dispatch()
+    })
+  }
+
+  /** Ends every worker; pending pages fail. */
+  async close(): Promise<void> {
+    this.closed = true
+    for (const pending of this.queue.splice(0)) this.settle(pending, new WebError('WEB_FETCH_FAILED', 'The fetch provider was shut down.'))
+    await Promise.all(this.slots.splice(0).map((slot) => this.end(slot, new WebError('WEB_FETCH_FAILED', 'The fetch provider was shut down.'))))
+  }
+
+  /** Workers alive now (for tests and diagnostics). */
+  get workerCount(): number {
+    return this.slots.length
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(workerUrl(), this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {})
+    const slot: Slot = { worker, jobs: 0, retired: false }
+    worker.unref()
+    worker.on('message', (reply: ExtractReply) => this.onReply(slot, reply))
+    worker.on('error', (error) => this.onCrash(slot, error))
+    worker.on('exit', (code) => this.onCrash(slot, new Error(`the extraction worker exited with code ${code}`)))
+    this.slots.push(slot)
+    return slot
+  }
+
+  private dispatch() {
+    while (this.queue.length) {
+      let slot = this.slots.find((candidate) => !candidate.current && !candidate.retired)
+      if (!slot) {
+        if (this.slots.filter((candidate) => !candidate.retired).length >= this.size) return
+        slot = this.spawn()
+      }
+      const pending = this.queue.shift()!
+      slot.current = pending
+      slot.jobs++
+      slot.worker.ref()
+      slot.timer = setTimeout(() => {
+        const error = new WebError(
+          'WEB_TIMEOUT',
+          `Extracting the text of ${redactUrl(pending.job.input.url)} took longer than ${this.parseTimeoutMs} ms; the page is too large or too complex. Try format "html" with a smaller maxChars, or another page.`,
+          { details: { url: redactUrl(pending.job.input.url), limit: this.parseTimeoutMs } },
+        )
+        void this.end(slot!, error)
+      }, this.parseTimeoutMs)
+      slot.worker.postMessage(pending.job)
+    }
+  }
+
+  private onReply(slot: Slot, reply: ExtractReply) {
+    const pending = slot.current
+    if (!pending || pending.job.id !== reply.id) return
+    clearTimeout(slot.timer)
+    slot.current = undefined
+    slot.worker.unref()
+    if (reply.ok) this.settle(pending, undefined, reply.output)
+    else {
+      this.settle(
+        pending,
+        new WebError('WEB_FETCH_FAILED', `The page at ${redactUrl(pending.job.input.url)} could not be converted to text: ${reply.message}`, {
+          details: { url: redactUrl(pending.job.input.url) },
+        }),
+      )
+    }
+    if (slot.jobs >= this.recycleAfterJobs || reply.heapUsed > this.recycleHeapBytes) void this.end(slot)
+    this.dispatch()
+  }
+
+  private onCrash(slot: Slot, error: Error) {
+    if (slot.retired) return
+    const pending = slot.current
+    slot.retired = true
+    clearTimeout(slot.timer)
+    this.remove(slot)
+    if (pending) {
+      slot.current = undefined
+      const url = redactUrl(pending.job.input.url)
+      const outOfMemory = /ERR_WORKER_OUT_OF_MEMORY/.test(String((error as { code?: string }).code))
+      this.settle(
+        pending,
+        new WebError('WEB_FETCH_FAILED', `Converting ${url} to text ${outOfMemory ? 'ran out of memory' : `failed: ${error.message}`}.`, {
+          cause: error,
+          details: { url },
+        }),
+      )
+    }
+    this.dispatch()
+  }
+
+  private async end(slot: Slot, error?: unknown) {
+    if (slot.retired) return
+    slot.retired = true
+    clearTimeout(slot.timer)
+    this.remove(slot)
+    const pending = slot.current
+    slot.current = undefined
+    if (pending) this.settle(pending, error ?? new WebError('WEB_FETCH_FAILED', 'The extraction worker was stopped.'))
+    await slot.worker.terminate().catch(() => undefined)
+    this.dispatch()
+  }
+
+  private remove(slot: Slot) {
+    const index = this.slots.indexOf(slot)
+    if (index >= 0) this.slots.splice(index, 1)
+  }
+
+  private abort(pending: Pending) {
+    const queued = this.queue.indexOf(pending)
+    const error = abortError(pending.signal, `Extracting ${redactUrl(pending.job.input.url)}`)
+    if (queued >= 0) {
+      this.queue.splice(queued, 1)
+      this.settle(pending, error)
+      return
+    }
+    const slot = this.slots.find((candidate) => candidate.current === pending)
+    if (slot) void this.end(slot, error)
+  }
+
+  private settle(pending: Pending, error?: unknown, output?: ExtractOutput) {
+    if (pending.onAbort) pending.signal.removeEventListener('abort', pending.onAbort)
+    if (error !== undefined) pending.reject(error)
+    else pending.resolve(output!)
+  }
+}

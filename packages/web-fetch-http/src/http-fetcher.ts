@@ -1,0 +1,316 @@
+import { createHash } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import { WebError, abortError, redactUrl } from 'dsh-web'
+import type {
+  ArtifactRef,
+  DocumentLink,
+  DocumentMetadata,
+  FetchExtract,
+  FetchFormat,
+  FetchProvider,
+  FetchRequest,
+  FetchedDocument,
+  JsonValue,
+  ProviderCall,
+  SessionHandle,
+} from 'dsh-web'
+import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
+import { writeArtifact } from './artifact.js'
+import { classifyContentType, essence, sniffBinary, sniffKind } from './content-type.js'
+import { decodeBody } from './decode-body.js'
+import { DocumentCache } from './document-cache.js'
+import { ExtractPool } from './extract-pool.js'
+import { readBody } from './read-body.js'
+import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
+import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
+
+export const PROVIDER_ID = 'http'
+
+export interface HttpFetcherOptions {
+  /** Name resolution, same shape as `dns.lookup` with `{ all: true }` (tests, operators). */
+  lookup?: LookupFunction
+  /**
+   * Fixed answers for name resolution, host -> address(es), like curl's
+   * --resolve. The answers are vetted like any other (unless privateHosts
+   * names the host); other names go to `lookup`.
+   */
+  resolve?: Record<string, string | string[]>
+  /** Host names, addresses or CIDR ranges an operator trusts even though they are not public. */
+  privateHosts?: string[]
+  /** Byte cap on the body, on the wire and after decompression (default 5 MB). */
+  maxBytes?: number
+  /** Deadline of the whole fetch, redirects and body included (default 30 s). */
+  timeoutMs?: number
+  /** Redirects followed at most (default 5). */
+  maxRedirects?: number
+  userAgent?: string
+  allowedDomains?: string[]
+  blockedDomains?: string[]
+  /** Converted documents kept for paging: total bytes (default 50 MB) and lifetime (default 10 min). */
+  cacheMaxBytes?: number
+  cacheTtlMs?: number
+  /** Converted text longer than this is also written whole to an artifact file (default 200,000 characters). */
+  artifactThreshold?: number
+  /** Where artifacts go when the call has no session (default: the system temp dir). */
+  artifactDir?: string
+  /** Extraction deadline per page (default 15 s). */
+  extractTimeoutMs?: number
+  /** Extraction worker threads (default: cores − 1, 1 to 4). */
+  extractWorkers?: number
+  /** A worker is replaced after this many pages (default 200). */
+  recycleAfterJobs?: number
+  /** Readability gives up on pages with more elements than this (default 200,000; 0 = no limit). */
+  maxElemsToParse?: number
+}
+
+export interface HttpFetcher extends FetchProvider {
+  vet(url: string, options?: { signal?: AbortSignal }): Promise<Omit<VettedDestination, 'trusted'>>
+  fetch(request: FetchRequest, call?: Partial<ProviderCall>): Promise<FetchedDocument>
+  /** Ends the extraction workers and empties the cache. */
+  close(): Promise<void>
+}
+
+export const DEFAULT_USER_AGENT = 'dsh-web-fetch-http/0.1 (+https://github.com/dsh-web; reads pages for an AI agent)'
+
+interface CachedDocument {
+  sizeBytes: number
+  text: string
+  metadata: DocumentMetadata
+  links: DocumentLink[]
+  warnings: string[]
+  extractor: string
+  finalUrl: string
+  redirects: FetchedDocument['provenance']['redirects']
+  address: string
+  status: number
+  contentType?: string
+  charset?: string
+  bytesRead: number
+  sourceSha256: string
+  bodyTruncatedReason?: string
+  artifacts: Map<string, ArtifactRef>
+}
+
+const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
+const EXTRACTS: FetchExtract[] = ['main', 'full']
+
+function checkEnum<T extends string>(value: unknown, allowed: T[], name: string, fallback: T): T {
+  if (value === undefined) return fallback
+  if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as T
+  throw new WebError('INVALID_ARGUMENT', `${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}.`, { details: { argument: name } })
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new WebError('INVALID_ARGUMENT', `${name} must be a number, 0 or more.`)
+  return value
+}
+
+/**
+ * A log-only audit line in the session: where the text came from, never the
+ * text or any header. A log that cannot be written is said in the warnings.
+ */
+async function appendAudit(session: SessionHandle, result: FetchedDocument, data: { [key: string]: JsonValue }) {
+  try {
+    await session.append('web/http-document-fetch', data, { visibility: 'log' })
+  } catch (error) {
+    result.warnings.push(`The fetch could not be written to the session log: ${(error as Error)?.message ?? error}`)
+  }
+}
+
+export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher {
+  const policy = new AddressPolicy({ ...options, lookup: withFixedAnswers(options.lookup, options.resolve) })
+  const maxBytes = positive(options.maxBytes, 5 * 1024 * 1024, 'maxBytes')
+  const timeoutMs = positive(options.timeoutMs, 30_000, 'timeoutMs')
+  const maxRedirects = positive(options.maxRedirects, 5, 'maxRedirects')
+  const artifactThreshold = positive(options.artifactThreshold, 200_000, 'artifactThreshold')
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT
+  const cache = new DocumentCache<CachedDocument>(positive(options.cacheMaxBytes, 50 * 1024 * 1024, 'cacheMaxBytes'), positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'))
+  const pool = new ExtractPool({ size: options.extractWorkers, parseTimeoutMs: options.extractTimeoutMs, recycleAfterJobs: options.recycleAfterJobs })
+  const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
+
+  async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal): Promise<CachedDocument> {
+    const response = await requestFollowingRedirects(url, policy, { maxRedirects, userAgent, timeoutMs }, signal, request.allowedDomains)
+    const finalUrl = response.url.href
+    const contentTypeHeader = header(response.headers, 'content-type')
+    let body
+    try {
+      let kind = classifyContentType(contentTypeHeader, finalUrl)
+      try {
+        body = await readBody(response.body, {
+          contentEncoding: header(response.headers, 'content-encoding'),
+          maxBytes,
+          allowPartial: request.allowPartial === true,
+          url: finalUrl,
+        })
+      } catch (error) {
+        throw transportError(error, response.url, signal)
+      }
+      const binary = body.bytes.length ? sniffBinary(body.bytes) : undefined
+      if (binary) {
+        throw new WebError(
+          'WEB_NO_TEXT_CONTENT',
+          `The response from ${redactUrl(finalUrl)} is labelled ${essence(contentTypeHeader) ?? 'with no type'} but its bytes are ${binary}, not text.`,
+          { details: { url: redactUrl(finalUrl), contentType: essence(contentTypeHeader) } },
+        )
+      }
+      const decoded = decodeBody(body.bytes, contentTypeHeader, kind !== 'text')
+      kind ??= sniffKind(decoded.text)
+      const warnings: string[] = []
+      let text: string
+      let metadata: DocumentMetadata = {}
+      let links: DocumentLink[] = []
+      let extractor: string
+      if (kind === 'html') {
+        const output = await pool.extract({ html: decoded.text, url: finalUrl, format, extract, maxElemsToParse }, signal)
+        ;({ text, metadata, links, extractor } = output)
+        warnings.push(...output.warnings)
+      } else {
+        text = decoded.text
+        extractor = 'none (text)'
+        if (format !== 'text') warnings.push(`The response is ${essence(contentTypeHeader) ?? 'text'}, not HTML; it is returned as it is.`)
+      }
+      if (!text.trim()) warnings.push('The page has no readable text.')
+      if (body.truncatedReason) warnings.push(body.truncatedReason)
+      return {
+        // UTF-16 text plus a rough allowance for links and metadata
+        sizeBytes: text.length * 2 + 16 * 1024,
+        text,
+        metadata,
+        links,
+        warnings,
+        extractor,
+        finalUrl,
+        redirects: response.redirects,
+        address: response.address,
+        status: response.status,
+        contentType: essence(contentTypeHeader),
+        charset: decoded.charset,
+        bytesRead: body.wireBytes,
+        sourceSha256: createHash('sha256').update(body.bytes).digest('hex'),
+        bodyTruncatedReason: body.truncatedReason,
+        artifacts: new Map(),
+      }
+    } finally {
+      discard(response.body)
+      response.close()
+    }
+  }
+
+  async function fetchDocument(request: FetchRequest, call: Partial<ProviderCall> = {}): Promise<FetchedDocument> {
+    const started = performance.now()
+    const fetchedAt = new Date().toISOString()
+    if (!request || typeof request !== 'object') throw new WebError('INVALID_ARGUMENT', 'The fetch request must be an object with a url.')
+    const window = readPageWindow(request, MAX_MAX_CHARS)
+    const format = checkEnum(request.format, FORMATS, 'format', 'markdown')
+    const extract = checkEnum(request.extract, EXTRACTS, 'extract', 'main')
+    const url = policy.parse(request.url, request.allowedDomains)
+    const signal = call.signal ?? new AbortController().signal
+    if (signal.aborted) throw abortError(signal, `Fetching ${redactUrl(url)}`)
+    const keyOf = (href: string) => `${format}|${extract}|${request.allowPartial === true}|${(request.allowedDomains ?? []).join(',')}|${href}`
+    let document = cache.get(keyOf(url.href))
+    const cacheHit = document !== undefined
+    if (!document) {
+      const controller = new AbortController()
+      const onAbort = () => controller.abort(signal.reason)
+      signal.addEventListener('abort', onAbort, { once: true })
+      const timer = setTimeout(
+        () => controller.abort(new WebError('WEB_TIMEOUT', `Fetching ${redactUrl(url)} took longer than its deadline of ${timeoutMs} ms.`, { details: { url: redactUrl(url), limit: timeoutMs } })),
+        timeoutMs,
+      )
+      try {
+        document = await download(url, request, format, extract, controller.signal)
+      } catch (error) {
+        if (controller.signal.aborted && !WebError.is(error)) throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
+        if (controller.signal.aborted && WebError.is(error) && error.code === 'WEB_FETCH_FAILED') throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
+        throw error
+      } finally {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+      }
+      cache.set(keyOf(url.href), document)
+      if (document.finalUrl !== url.href) cache.set(keyOf(document.finalUrl), document)
+    }
+    const page = slicePage(document.text, window)
+    let artifact: ArtifactRef | undefined
+    if (document.text.length > artifactThreshold) {
+      const where = call.session?.id ?? options.artifactDir ?? ''
+      artifact = document.artifacts.get(where)
+      if (!artifact) {
+        artifact = await writeArtifact(document.text, format, { session: call.session, callId: call.callId, directory: call.session ? undefined : options.artifactDir })
+        document.artifacts.set(where, artifact)
+      }
+    }
+    const warnings = [...document.warnings]
+    let truncatedReason: string | undefined
+    if (document.bodyTruncatedReason) truncatedReason = document.bodyTruncatedReason
+    else if (page.truncated) {
+      truncatedReason = `Characters ${page.offset} to ${page.nextOffset} of ${page.totalChars} are shown (maxChars ${window.maxChars}); call again with offset ${page.nextOffset} for the next part.`
+    }
+    const result: FetchedDocument = {
+      providerId: PROVIDER_ID,
+      url: document.finalUrl,
+      status: document.status,
+      contentType: document.contentType,
+      format,
+      text: page.text,
+      offset: page.offset,
+      nextOffset: page.nextOffset,
+      totalChars: page.totalChars,
+      truncated: page.truncated || document.bodyTruncatedReason !== undefined,
+      truncatedReason,
+      metadata: { ...document.metadata },
+      links: document.links.map((link) => ({ ...link })),
+      artifact,
+      provenance: {
+        requestedUrl: url.href,
+        finalUrl: document.finalUrl,
+        redirects: document.redirects.map((hop) => ({ ...hop })),
+        address: document.address,
+        status: document.status,
+        contentType: document.contentType,
+        charset: document.charset,
+        bytesRead: document.bytesRead,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        extractor: document.extractor,
+        cacheHit,
+        sourceSha256: document.sourceSha256,
+        fetchedAt,
+      },
+      warnings,
+    }
+    if (document.status < 200 || document.status > 299) {
+      result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${document.status}${STATUS_CODES[document.status] ? ` ${STATUS_CODES[document.status]}` : ''}; the text is the page it sent with that status.` }
+    }
+    for (const key of Object.keys(result) as (keyof FetchedDocument)[]) if (result[key] === undefined) delete result[key]
+    for (const key of Object.keys(result.provenance) as (keyof FetchedDocument['provenance'])[]) if (result.provenance[key] === undefined) delete result.provenance[key]
+    if (call.session) {
+      const provenance = JSON.parse(JSON.stringify(result.provenance)) as JsonValue
+      await appendAudit(call.session, result, {
+        ...(call.callId ? { callId: call.callId } : {}),
+        provenance,
+        format,
+        extract,
+        offset: result.offset,
+        totalChars: result.totalChars,
+        truncated: result.truncated,
+        ...(result.artifact ? { artifact: { path: result.artifact.path, bytes: result.artifact.bytes, sha256: result.artifact.sha256 } } : {}),
+      })
+    }
+    return result
+  }
+
+  return {
+    id: PROVIDER_ID,
+    available: () => true,
+    async vet(input: string, vetOptions: { signal?: AbortSignal } = {}) {
+      const { url, host, addresses } = await policy.vet(input, vetOptions.signal)
+      return { url, host, addresses }
+    },
+    fetch: fetchDocument,
+    async close() {
+      cache.clear()
+      await pool.close()
+    },
+  }
+}

@@ -1,0 +1,174 @@
+import ipaddr from 'ipaddr.js'
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6
+
+/** A range that is not globally reachable unicast, with the reason it is refused. */
+export interface BlockedRange {
+  cidr: string
+  name: string
+}
+
+interface RangeEntry {
+  cidr: string
+  name: string
+  network: [Address, number]
+}
+
+function table(rows: [cidr: string, name: string][]): RangeEntry[] {
+  return rows.map(([cidr, name]) => ({ cidr, name, network: ipaddr.parseCIDR(cidr) }))
+}
+
+/**
+ * IANA IPv4 Special-Purpose Address Registry entries that are not globally
+ * reachable, plus multicast and the limited broadcast address. Entries whose
+ * registry row says "globally reachable: True" are listed in IPV4_REACHABLE
+ * and let through even when a wider blocked block contains them.
+ */
+const IPV4_BLOCKED = table([
+  ['0.0.0.0/8', '"this network" (RFC 791)'],
+  ['10.0.0.0/8', 'private use (RFC 1918)'],
+  ['100.64.0.0/10', 'shared address space / carrier-grade NAT (RFC 6598)'],
+  ['127.0.0.0/8', 'loopback (RFC 1122)'],
+  ['169.254.0.0/16', 'link local (RFC 3927)'],
+  ['172.16.0.0/12', 'private use (RFC 1918)'],
+  ['192.0.0.0/24', 'IETF protocol assignments (RFC 6890)'],
+  ['192.0.2.0/24', 'documentation TEST-NET-1 (RFC 5737)'],
+  ['192.88.99.0/24', 'deprecated 6to4 relay anycast (RFC 7526)'],
+  ['192.168.0.0/16', 'private use (RFC 1918)'],
+  ['198.18.0.0/15', 'benchmarking (RFC 2544)'],
+  ['198.51.100.0/24', 'documentation TEST-NET-2 (RFC 5737)'],
+  ['203.0.113.0/24', 'documentation TEST-NET-3 (RFC 5737)'],
+  ['224.0.0.0/4', 'multicast (RFC 5771)'],
+  ['240.0.0.0/4', 'reserved (RFC 1112)'],
+  ['255.255.255.255/32', 'limited broadcast (RFC 919)'],
+])
+
+const IPV4_REACHABLE = table([
+  ['192.0.0.9/32', 'port control protocol anycast (RFC 7723)'],
+  ['192.0.0.10/32', 'traversal using relays around NAT anycast (RFC 8155)'],
+])
+
+/**
+ * IPv6: everything outside global unicast 2000::/3 is refused first (loopback,
+ * unspecified, IPv4-mapped, IPv4-compatible, NAT64, discard-only, unique local,
+ * link local, multicast...). Inside 2000::/3, the registry entries that are not
+ * globally reachable.
+ */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3')
+
+const IPV6_OUTSIDE = table([
+  ['::/128', 'unspecified (RFC 4291)'],
+  ['::1/128', 'loopback (RFC 4291)'],
+  ['::ffff:0:0/96', 'IPv4-mapped (RFC 4291)'],
+  ['::/96', 'IPv4-compatible, deprecated (RFC 4291)'],
+  ['64:ff9b::/96', 'IPv4/IPv6 translation NAT64 (RFC 6052)'],
+  ['64:ff9b:1::/48', 'local-use IPv4/IPv6 translation (RFC 8215)'],
+  ['100::/64', 'discard-only (RFC 6666)'],
+  ['fc00::/7', 'unique local (RFC 4193)'],
+  ['fe80::/10', 'link local unicast (RFC 4291)'],
+  ['ff00::/8', 'multicast (RFC 4291)'],
+])
+
+const IPV6_BLOCKED = table([
+  ['2001::/32', 'Teredo (RFC 4380)'],
+  ['2001:2::/48', 'benchmarking (RFC 5180)'],
+  ['2001:10::/28', 'deprecated ORCHID (RFC 4843)'],
+  ['2001::/23', 'IETF protocol assignments (RFC 2928)'],
+  ['2001:db8::/32', 'documentation (RFC 3849)'],
+  ['2002::/16', '6to4 (RFC 3056)'],
+  ['3fff::/20', 'documentation (RFC 9637)'],
+])
+
+const IPV6_REACHABLE = table([
+  ['2001:1::1/128', 'port control protocol anycast (RFC 7723)'],
+  ['2001:1::2/128', 'traversal using relays around NAT anycast (RFC 8155)'],
+  ['2001:1::3/128', 'DNS-SD service registration protocol anycast (RFC 9665)'],
+  ['2001:3::/32', 'AMT (RFC 7450)'],
+  ['2001:4:112::/48', 'AS112-v6 (RFC 7535)'],
+  ['2001:20::/28', 'ORCHIDv2 (RFC 7343)'],
+  ['2001:30::/28', 'drone remote ID protocol entity tags (RFC 9374)'],
+])
+
+function find(address: Address, entries: RangeEntry[]): RangeEntry | undefined {
+  for (const entry of entries) {
+    if (entry.network[0].kind() === address.kind() && address.match(entry.network)) return entry
+  }
+  return undefined
+}
+
+function ipv4FromParts(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+}
+
+/** IPv4 addresses carried inside an IPv6 address, with how they are carried. */
+export function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; via: string }[] {
+  const parts = address.parts
+  const out: { address: ipaddr.IPv4; via: string }[] = []
+  const zeros = (from: number, to: number) => parts.slice(from, to).every((part) => part === 0)
+  if (zeros(0, 5) && parts[5] === 0xffff) out.push({ address: ipv4FromParts(parts[6]!, parts[7]!), via: 'IPv4-mapped' })
+  else if (zeros(0, 6) && (parts[6] !== 0 || parts[7]! > 1)) out.push({ address: ipv4FromParts(parts[6]!, parts[7]!), via: 'IPv4-compatible' })
+  if (parts[0] === 0x64 && parts[1] === 0xff9b && zeros(2, 6)) {
+    out.push({ address: ipv4FromParts(parts[6]!, parts[7]!), via: 'NAT64' })
+  }
+  if (parts[0] === 0x2002) out.push({ address: ipv4FromParts(parts[1]!, parts[2]!), via: '6to4' })
+  // Teredo (2001::/32) carries a server and a client IPv4 address; the whole
+  // block is refused anyway, so it is named as Teredo (see blockedRange).
+  if (parts[0] === 0x2001 && parts[1] === 0) {
+    out.push({ address: ipv4FromParts(parts[2]!, parts[3]!), via: 'Teredo server' })
+    out.push({ address: ipv4FromParts(parts[6]! ^ 0xffff, parts[7]! ^ 0xffff), via: 'Teredo client' })
+  }
+  return out
+}
+
+function checkIPv4(address: ipaddr.IPv4): BlockedRange | undefined {
+  if (find(address, IPV4_REACHABLE)) return undefined
+  const hit = find(address, IPV4_BLOCKED)
+  return hit && { cidr: hit.cidr, name: hit.name }
+}
+
+/**
+ * Why an address is refused, or undefined when it is globally reachable
+ * unicast. An IPv4 address embedded in an IPv6 one is checked too and named
+ * first when it is the worse news (e.g. ::ffff:127.0.0.1 names loopback).
+ */
+export function blockedRange(input: string | Address): BlockedRange | undefined {
+  let address: Address
+  try {
+    address = typeof input === 'string' ? ipaddr.parse(input) : input
+  } catch {
+    return { cidr: String(input), name: 'not an IP address' }
+  }
+  if (address.kind() === 'ipv4') return checkIPv4(address as ipaddr.IPv4)
+  const v6 = address as ipaddr.IPv6
+  const teredo = v6.parts[0] === 0x2001 && v6.parts[1] === 0
+  for (const inner of embeddedIPv4(v6)) {
+    if (teredo) break
+    const bad = checkIPv4(inner.address)
+    if (bad) return { cidr: bad.cidr, name: `${bad.name}, embedded as ${inner.via} in ${v6.toString()}` }
+  }
+  if (find(v6, IPV6_REACHABLE)) return undefined
+  if (!v6.match(IPV6_GLOBAL_UNICAST)) {
+    const hit = find(v6, IPV6_OUTSIDE)
+    return hit ? { cidr: hit.cidr, name: hit.name } : { cidr: '2000::/3', name: 'outside IPv6 global unicast 2000::/3' }
+  }
+  // 6to4 with a public IPv4 inside is an ordinary global address.
+  if (v6.parts[0] === 0x2002) return undefined
+  const hit = find(v6, IPV6_BLOCKED)
+  return hit && { cidr: hit.cidr, name: hit.name }
+}
+
+/** Parses an address as an IP literal; undefined when it is not one. */
+export function parseAddress(text: string): Address | undefined {
+  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text
+  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare)
+  if (ipaddr.IPv6.isValid(bare) && bare.includes(':')) {
+    try {
+      return ipaddr.IPv6.parse(bare)
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+export type { Address }

@@ -1,0 +1,57 @@
+import { WebError } from 'dsh-web'
+
+export const DEFAULT_MAX_CHARS = 20_000
+export const MAX_MAX_CHARS = 100_000
+
+export interface PageWindow {
+  offset: number
+  maxChars: number
+}
+
+/** Checks `offset` and `maxChars` before anything is fetched. */
+export function readPageWindow(request: { offset?: unknown; maxChars?: unknown }, maxMaxChars = MAX_MAX_CHARS): PageWindow {
+  const maxChars = request.maxChars ?? DEFAULT_MAX_CHARS
+  if (typeof maxChars !== 'number' || !Number.isInteger(maxChars) || maxChars < 1 || maxChars > maxMaxChars) {
+    throw new WebError('INVALID_ARGUMENT', `maxChars must be a whole number from 1 to ${maxMaxChars}; got ${JSON.stringify(maxChars)}.`, {
+      details: { argument: 'maxChars', limit: maxMaxChars },
+    })
+  }
+  const offset = request.offset ?? 0
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
+    throw new WebError('INVALID_ARGUMENT', `offset must be a whole number of characters, 0 or more; got ${JSON.stringify(offset)}.`, {
+      details: { argument: 'offset' },
+    })
+  }
+  return { offset, maxChars }
+}
+
+export interface Page {
+  text: string
+  offset: number
+  nextOffset?: number
+  totalChars: number
+  truncated: boolean
+}
+
+/**
+ * One page of the converted text. Pages never split a surrogate pair, so the
+ * pages joined in order give back the whole text exactly.
+ */
+export function slicePage(text: string, window: PageWindow): Page {
+  const totalChars = text.length
+  if (window.offset > totalChars || (window.offset === totalChars && totalChars > 0)) {
+    throw new WebError(
+      'INVALID_ARGUMENT',
+      `offset ${window.offset} is past the end of the document, which has ${totalChars} characters; use an offset from 0 to ${Math.max(0, totalChars - 1)}.`,
+      { details: { argument: 'offset', limit: Math.max(0, totalChars - 1) } },
+    )
+  }
+  let end = Math.min(totalChars, window.offset + window.maxChars)
+  if (end < totalChars && end > window.offset + 1) {
+    const code = text.charCodeAt(end - 1)
+    if (code >= 0xd800 && code <= 0xdbff) end--
+  }
+  const page: Page = { text: text.slice(window.offset, end), offset: window.offset, totalChars, truncated: end < totalChars }
+  if (end < totalChars) page.nextOffset = end
+  return page
+}

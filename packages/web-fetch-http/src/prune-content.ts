@@ -1,0 +1,77 @@
+import type { DomElement } from './dom.js'
+
+/** Which general clean-ups run on the content readability chose. */
+export interface PruneRules {
+  /** Image captions and credits (figcaption, elements whose class names a caption or credit). */
+  captions: boolean
+  /** Lists and blocks that are mostly links (menus, "related stories"). */
+  linkLists: boolean
+  /** List items and blocks left with no text. */
+  empty: boolean
+  /** Short lines without sentence punctuation before the first paragraph (datelines, bylines, labels). */
+  leading: boolean
+}
+
+/**
+ * Measured on the article-extraction benchmark (text F1, readability alone
+ * 0.952): captions +0.005, link lists +0.004, leading labels +0.002, empty
+ * blocks 0. Tried and left out because they lowered F1: removing nav, aside,
+ * header and footer before readability (-0.003), short unpunctuated lines at
+ * the end (-0.001) or anywhere (-0.006).
+ */
+export const DEFAULT_RULES: PruneRules = { captions: true, linkLists: true, empty: true, leading: true }
+
+function textLength(element: DomElement): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
+}
+
+/** After readability, on the content it chose. */
+export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
+  if (rules.captions) {
+    for (const element of Array.from(root.querySelectorAll('figcaption, [class*="caption"], [class*="credit"], [class*="Caption"], [class*="Credit"]'))) {
+      if (element.querySelector('p + p')) continue
+      element.remove()
+    }
+  }
+  if (rules.linkLists) {
+    const total = Math.max(1, textLength(root))
+    for (const element of Array.from(root.querySelectorAll('ul, ol, div, section, table, p'))) {
+      const length = textLength(element)
+      if (length === 0 || length > 0.3 * total) continue
+      const links = Array.from(element.querySelectorAll('a'))
+      if (links.length < (element.localName === 'p' ? 1 : 2)) continue
+      const linkText = links.reduce((sum, link) => sum + textLength(link), 0)
+      if (linkText / length > (element.localName === 'p' ? 0.95 : 0.75)) element.remove()
+    }
+  }
+  if (rules.empty) {
+    for (const element of Array.from(root.querySelectorAll('li, p, div, span'))) {
+      if (textLength(element) === 0 && !element.querySelector('img, br, hr, table, pre, code')) element.remove()
+    }
+  }
+}
+
+const BLOCKS = 'p, div, section, article, h1, h2, h3, h4, h5, h6, li, ul, ol, blockquote, pre, table, figure, header, footer, dl, dd, dt'
+const SENTENCE_END = /[.!?:;…"”’)\]]\s*$/
+
+/** Block elements with no block inside, in document order. */
+function leafBlocks(root: DomElement): DomElement[] {
+  return Array.from(root.querySelectorAll(BLOCKS)).filter((element) => !element.querySelector(BLOCKS))
+}
+
+function isShortLabel(element: DomElement): boolean {
+  const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim()
+  return text.length < 80 && !SENTENCE_END.test(text) && !element.querySelector('img, pre, table')
+}
+
+/** Strips short unpunctuated lines (datelines, bylines, labels) before the first paragraph. */
+export function trimLeadingLabels(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
+  const blocks = leafBlocks(root)
+  if (blocks.length < 4) return
+  if (rules.leading) {
+    for (const block of blocks) {
+      if (!isShortLabel(block)) break
+      block.remove()
+    }
+  }
+}

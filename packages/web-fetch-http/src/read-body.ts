@@ -1,0 +1,150 @@
+import { type Readable, Transform, type TransformCallback } from 'node:stream'
+import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib'
+import { WebError, redactUrl } from 'dsh-web'
+
+export interface BodyBytes {
+  bytes: Buffer
+  /** Bytes read off the wire (before decompression). */
+  wireBytes: number
+  truncated: boolean
+  truncatedReason?: string
+}
+
+/** Inflate that accepts both zlib-wrapped and raw deflate, as browsers do. */
+class AutoInflate extends Transform {
+  private inner?: Transform
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    if (!this.inner) {
+      const zlibWrapped = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0
+      this.inner = zlibWrapped ? createInflate() : createInflateRaw()
+      this.inner.on('data', (data: Buffer) => this.push(data))
+      this.inner.on('error', (error) => this.destroy(error))
+    }
+    this.inner.write(chunk, callback)
+  }
+
+  override _flush(callback: TransformCallback) {
+    if (!this.inner) return callback()
+    this.inner.once('end', () => callback())
+    this.inner.end()
+  }
+}
+
+function decoderFor(encoding: string, url: string): Transform | undefined {
+  const flush = { finishFlush: constants.Z_SYNC_FLUSH }
+  switch (encoding) {
+    case 'identity':
+    case '':
+      return undefined
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip(flush)
+    case 'deflate':
+      return new AutoInflate()
+    case 'br':
+      return createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH })
+    default:
+      throw new WebError('WEB_FETCH_FAILED', `The response uses the content encoding "${encoding}", which cannot be decoded (gzip, deflate and br can).`, {
+        details: { url: redactUrl(url) },
+      })
+  }
+}
+
+/**
+ * Reads a response body through its content encodings, counting bytes both on
+ * the wire and after decompression, and stops at `maxBytes` of either: a
+ * decompression bomb is cut off after at most one more zlib chunk, never
+ * buffered whole. Over the cap it throws WEB_FETCH_TOO_LARGE unless
+ * `allowPartial`, which keeps the part that fits and marks it truncated.
+ */
+export async function readBody(
+  body: Readable,
+  options: { contentEncoding?: string; maxBytes: number; allowPartial: boolean; url: string },
+): Promise<BodyBytes> {
+  const encodings = (options.contentEncoding ?? '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part && part !== 'identity')
+  const decoders = [...encodings].reverse().map((encoding) => decoderFor(encoding, options.url)).filter((item): item is Transform => !!item)
+  const chunks: Buffer[] = []
+  let size = 0
+  let over = false
+  let failure: unknown
+  const take = (chunk: Buffer) => {
+    if (over) return
+    const room = options.maxBytes - size
+    if (chunk.length > room) {
+      if (room > 0) chunks.push(chunk.subarray(0, room))
+      size += Math.max(room, 0)
+      over = true
+    } else {
+      chunks.push(chunk)
+      size += chunk.length
+    }
+  }
+  const head = decoders[0]
+  const tail = decoders.at(-1)
+  for (let i = 0; i + 1 < decoders.length; i++) decoders[i]!.pipe(decoders[i + 1]!)
+  let settle: () => void = () => {}
+  const finished = new Promise<void>((resolve) => (settle = resolve))
+  for (const decoder of decoders) {
+    decoder.on('error', (error) => {
+      failure ??= error
+      settle()
+    })
+  }
+  tail?.on('data', (chunk: Buffer) => {
+    take(chunk)
+    if (over) settle()
+  })
+  tail?.on('end', () => settle())
+  body.on('error', () => {})
+  let wireBytes = 0
+  let wireOver = false
+  try {
+    for await (const received of body as AsyncIterable<Buffer>) {
+      let chunk = received
+      wireBytes += chunk.length
+      if (wireBytes > options.maxBytes) {
+        chunk = chunk.subarray(0, chunk.length - (wireBytes - options.maxBytes))
+        wireOver = true
+      }
+      if (!head) take(chunk)
+      else if (!head.write(chunk)) await Promise.race([new Promise((resolve) => head.once('drain', resolve)), finished])
+      if (over || wireOver || failure) break
+    }
+    if (head && !over && !failure) {
+      head.end()
+      await finished
+    }
+  } finally {
+    for (const stream of [body, ...decoders]) {
+      stream.on('error', () => {})
+      if (!stream.destroyed) stream.destroy()
+    }
+  }
+  if (failure) {
+    if (WebError.is(failure)) throw failure
+    throw new WebError('WEB_FETCH_FAILED', `The ${encodings.join(', ')}-encoded body could not be decompressed (${(failure as Error).message}).`, {
+      cause: failure,
+      details: { url: redactUrl(options.url) },
+    })
+  }
+  if (over || wireOver) {
+    if (!options.allowPartial) {
+      throw new WebError(
+        'WEB_FETCH_TOO_LARGE',
+        `The response is larger than the limit of ${options.maxBytes} bytes${decoders.length ? ' (after decompression)' : ''}; it was not read to the end.`,
+        { details: { url: redactUrl(options.url), limit: options.maxBytes } },
+      )
+    }
+    return {
+      bytes: Buffer.concat(chunks),
+      wireBytes,
+      truncated: true,
+      truncatedReason: `The response was cut off at the byte limit of ${options.maxBytes} bytes; the rest was not read.`,
+    }
+  }
+  return { bytes: Buffer.concat(chunks), wireBytes, truncated: false }
+}

@@ -1,0 +1,155 @@
+import type { Readable } from 'node:stream'
+import { request } from 'undici'
+import { WebError, abortError, redactUrl } from 'dsh-web'
+import type { RedirectHop } from 'dsh-web'
+import type { AddressPolicy } from './address-policy.js'
+import { type PinnedDispatcher, createPinnedDispatcher } from './pinned-dispatcher.js'
+
+export interface TransportOptions {
+  maxRedirects: number
+  userAgent: string
+  timeoutMs: number
+}
+
+/** The last hop's response, its body not yet read. */
+export interface FinalResponse {
+  url: URL
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Readable
+  address: string
+  redirects: RedirectHop[]
+  /** Ends the hop's dispatcher; call once the body is read or abandoned. */
+  close(): void
+}
+
+/** Destroys a stream without an unhandled 'error' event. */
+export function discard(stream: Readable) {
+  stream.on('error', () => {})
+  if (!stream.destroyed) stream.destroy()
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+export { header }
+
+function transportError(error: unknown, url: URL, signal: AbortSignal): WebError {
+  if (WebError.is(error)) return error
+  if (signal.aborted) return abortError(signal, `Fetching ${redactUrl(url)}`)
+  const code = (error as { code?: string })?.code
+  const message = (error as Error)?.message ?? String(error)
+  let what: string
+  switch (code) {
+    case 'ECONNREFUSED':
+      what = 'the connection was refused'
+      break
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      what = 'the connection was reset or closed early'
+      break
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      what = 'the response headers are too large'
+      break
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new WebError('WEB_TIMEOUT', `${redactUrl(url)} sent no complete response headers in time.`, { cause: error, details: { url: redactUrl(url) } })
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new WebError('WEB_TIMEOUT', `${redactUrl(url)} stopped sending its body.`, { cause: error, details: { url: redactUrl(url) } })
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new WebError('WEB_TIMEOUT', `Connecting to ${url.host} took too long.`, { cause: error, details: { url: redactUrl(url) } })
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_VERSION':
+    case 'HPE_INVALID_STATUS':
+      what = 'the server sent malformed HTTP'
+      break
+    default:
+      what = code?.startsWith('HPE_') || (error as Error)?.name === 'HTTPParserError' ? `the server sent malformed HTTP (${message})` : message
+  }
+  return new WebError('WEB_FETCH_FAILED', `Fetching ${redactUrl(url)} failed: ${what}${code ? ` (${code})` : ''}.`, {
+    cause: error,
+    details: { url: redactUrl(url) },
+  })
+}
+
+export { transportError }
+
+/**
+ * Step 5 of the address policy: GET the URL and follow redirects by hand,
+ * vetting every hop (steps 1 to 4) with its own pinned dispatcher.
+ */
+export async function requestFollowingRedirects(
+  start: URL,
+  policy: AddressPolicy,
+  options: TransportOptions,
+  signal: AbortSignal,
+  allowedDomains: string[] | undefined,
+): Promise<FinalResponse> {
+  const redirects: RedirectHop[] = []
+  let url = start
+  for (let hop = 0; ; hop++) {
+    const destination = await policy.vetUrl(url, signal)
+    const pinned: PinnedDispatcher = createPinnedDispatcher(destination.host, destination.addresses[0]!, {
+      connectMs: options.timeoutMs,
+      headersMs: options.timeoutMs,
+      bodyMs: options.timeoutMs,
+    })
+    const close = () => void pinned.agent.destroy().catch(() => {})
+    let response: Awaited<ReturnType<typeof request>>
+    try {
+      response = await request(url, {
+        method: 'GET',
+        dispatcher: pinned.agent,
+        signal,
+        headers: {
+          'user-agent': options.userAgent,
+          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+          'accept-language': 'en;q=0.9, *;q=0.5',
+        },
+      })
+    } catch (error) {
+      close()
+      throw transportError(error, url, signal)
+    }
+    const status = response.statusCode
+    const headers = response.headers as Record<string, string | string[] | undefined>
+    const location = header(headers, 'location')
+    if (status >= 300 && status < 400 && status !== 304 && location !== undefined) {
+      discard(response.body as unknown as Readable)
+      close()
+      redirects.push({ url: url.href, status, location })
+      let next: URL
+      try {
+        next = new URL(location, url)
+      } catch (cause) {
+        throw new WebError('WEB_REDIRECT_BLOCKED', `${redactUrl(url)} redirected to a Location that does not parse.`, { cause, details: { url: redactUrl(url), status } })
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new WebError('WEB_REDIRECT_BLOCKED', `${redactUrl(url)} redirected to the scheme "${next.protocol.slice(0, -1)}"; only http and https are followed.`, {
+          details: { url: redactUrl(url), status },
+        })
+      }
+      if (redirects.length > options.maxRedirects) {
+        throw new WebError('WEB_REDIRECT_BLOCKED', `Too many redirects: more than ${options.maxRedirects}, starting at ${redactUrl(start)}.`, {
+          details: { url: redactUrl(start), limit: options.maxRedirects },
+        })
+      }
+      try {
+        url = policy.parse(next.href, allowedDomains)
+      } catch (error) {
+        if (WebError.is(error) && (error.code === 'WEB_INVALID_URL' || error.code === 'WEB_BLOCKED_URL')) {
+          throw new WebError(error.code === 'WEB_INVALID_URL' ? 'WEB_REDIRECT_BLOCKED' : 'WEB_BLOCKED_URL', `A redirect from ${redactUrl(redirects.at(-1)!.url)} was refused: ${error.message}`, {
+            cause: error,
+            details: error.details,
+          })
+        }
+        throw error
+      }
+      continue
+    }
+    return { url, status, headers, body: response.body as unknown as Readable, address: pinned.address.address, redirects, close }
+  }
+}

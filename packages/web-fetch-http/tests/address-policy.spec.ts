@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import { WebError } from 'dsh-web'
+import { AddressPolicy } from '../src/address-policy.js'
+import { blockedRange } from '../src/ip-ranges.js'
+import { createHttpFetcher } from '../src/http-fetcher.js'
+import { fakeLookup } from './helpers.js'
+
+// Every entry of the IANA special-purpose registries that is not globally
+// reachable, with its first and last address (boundaries) where it matters.
+const BLOCKED: [address: string, range: string][] = [
+  ['0.0.0.0', '0.0.0.0/8'],
+  ['0.255.255.255', '0.0.0.0/8'],
+  ['10.0.0.0', '10.0.0.0/8'],
+  ['10.255.255.255', '10.0.0.0/8'],
+  ['100.64.0.0', '100.64.0.0/10'],
+  ['100.127.255.255', '100.64.0.0/10'],
+  ['127.0.0.1', '127.0.0.0/8'],
+  ['127.255.255.254', '127.0.0.0/8'],
+  ['169.254.0.0', '169.254.0.0/16'],
+  ['169.254.169.254', '169.254.0.0/16'],
+  ['169.254.255.255', '169.254.0.0/16'],
+  ['172.16.0.0', '172.16.0.0/12'],
+  ['172.31.255.255', '172.16.0.0/12'],
+  ['192.0.0.0', '192.0.0.0/24'],
+  ['192.0.0.8', '192.0.0.0/24'],
+  ['192.0.0.170', '192.0.0.0/24'],
+  ['192.0.0.255', '192.0.0.0/24'],
+  ['192.0.2.1', '192.0.2.0/24'],
+  ['192.88.99.1', '192.88.99.0/24'],
+  ['192.168.0.0', '192.168.0.0/16'],
+  ['192.168.255.255', '192.168.0.0/16'],
+  ['198.18.0.0', '198.18.0.0/15'],
+  ['198.19.255.255', '198.18.0.0/15'],
+  ['198.51.100.7', '198.51.100.0/24'],
+  ['203.0.113.9', '203.0.113.0/24'],
+  ['224.0.0.1', '224.0.0.0/4'],
+  ['239.255.255.255', '224.0.0.0/4'],
+  ['240.0.0.1', '240.0.0.0/4'],
+  ['255.255.255.254', '240.0.0.0/4'],
+  ['255.255.255.255', '240.0.0.0/4'],
+  ['::', '::/128'],
+  ['::1', '::1/128'],
+  ['::ffff:127.0.0.1', '127.0.0.0/8'],
+  ['::ffff:10.1.2.3', '10.0.0.0/8'],
+  ['::ffff:8.8.8.8', '::ffff:0:0/96'],
+  ['::127.0.0.1', '127.0.0.0/8'],
+  ['::808:808', '::/96'],
+  ['64:ff9b::a9fe:a9fe', '169.254.0.0/16'],
+  ['64:ff9b::808:808', '64:ff9b::/96'],
+  ['64:ff9b:1::1', '64:ff9b:1::/48'],
+  ['100::1', '100::/64'],
+  ['2001::1', '2001::/32'],
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::/32'],
+  ['2001:0:0a00:0001::', '2001::/32'],
+  ['2001:0:808:808:0:0:f5ff:fffe', '2001::/32'],
+  ['2001:2::1', '2001:2::/48'],
+  ['2001:10::1', '2001:10::/28'],
+  ['2001:1::4', '2001::/23'],
+  ['2001:1ff:ffff::1', '2001::/23'],
+  ['2001:db8::1', '2001:db8::/32'],
+  ['2002:7f00:1::1', '127.0.0.0/8'],
+  ['2002:c0a8:101::1', '192.168.0.0/16'],
+  ['3fff::1', '3fff::/20'],
+  ['3fff:fff::1', '3fff::/20'],
+  ['fc00::1', 'fc00::/7'],
+  ['fdff:ffff::1', 'fc00::/7'],
+  ['fe80::1', 'fe80::/10'],
+  ['febf::1', 'fe80::/10'],
+  ['ff02::1', 'ff00::/8'],
+  ['4000::1', '2000::/3'],
+  ['1fff:ffff::1', '2000::/3'],
+  ['5f00::1', '2000::/3'],
+]
+
+const PUBLIC = [
+  '1.1.1.1',
+  '8.8.8.8',
+  '9.255.255.255',
+  '11.0.0.0',
+  '100.63.255.255',
+  '100.128.0.0',
+  '126.255.255.255',
+  '128.0.0.0',
+  '169.253.255.255',
+  '169.255.0.0',
+  '172.15.255.255',
+  '172.32.0.0',
+  '192.0.0.9',
+  '192.0.0.10',
+  '192.0.1.0',
+  '192.31.196.1',
+  '192.52.193.1',
+  '192.167.255.255',
+  '192.169.0.0',
+  '192.175.48.1',
+  '198.17.255.255',
+  '198.20.0.0',
+  '223.255.255.255',
+  '2606:4700:4700::1111',
+  '2001:4860:4860::8888',
+  '2000::1',
+  '3ffe::1',
+  '2001:1::1',
+  '2001:1::2',
+  '2001:1::3',
+  '2001:3::1',
+  '2001:4:112::1',
+  '2001:20::1',
+  '2001:30::1',
+  '2001:200::1',
+  '2002:808:808::1',
+  '2620:4f:8000::1',
+]
+
+describe('address policy: ranges', () => {
+  for (const [address, range] of BLOCKED) {
+    it(`blocks ${address} (${range})`, () => {
+      const hit = blockedRange(address)
+      assert.ok(hit, `${address} should be blocked`)
+      assert.equal(hit.cidr, range)
+    })
+  }
+  for (const address of PUBLIC) {
+    it(`allows globally reachable ${address}`, () => {
+      assert.equal(blockedRange(address), undefined)
+    })
+  }
+})
+
+async function refusal(promise: Promise<unknown>): Promise<WebError> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(WebError.is(error), `expected a WebError, got ${error}`)
+    return error
+  }
+  assert.fail('expected a refusal')
+}
+
+describe('address policy: vet() never connects', () => {
+  const lookup = fakeLookup({
+    'public.test': ['93.184.216.34'],
+    'private.test': ['10.0.0.5'],
+    'mixed.test': ['93.184.216.34', '192.168.1.10'],
+    'mapped.test': ['::ffff:169.254.169.254'],
+    'v6.test': ['2606:4700::6810:84e5'],
+    'loopback.test': ['127.0.0.1'],
+  })
+  const fetcher = createHttpFetcher({ lookup, privateHosts: ['loopback.test', '10.9.0.0/16', 'fd00::/64'] })
+
+  it('returns the host and its checked addresses for a public name', async () => {
+    assert.deepEqual(await fetcher.vet('https://public.test/a?b=1'), {
+      url: 'https://public.test/a?b=1',
+      host: 'public.test',
+      addresses: [{ address: '93.184.216.34', family: 4 }],
+    })
+    assert.deepEqual((await fetcher.vet('http://v6.test/')).addresses, [{ address: '2606:4700::6810:84e5', family: 6 }])
+  })
+
+  const urlCases: [string, string, string?][] = [
+    ['http://2130706433/', 'WEB_BLOCKED_ADDRESS', '127.0.0.0/8'],
+    ['http://0x7f.1/', 'WEB_BLOCKED_ADDRESS', '127.0.0.0/8'],
+    ['http://0177.0.0.1/', 'WEB_BLOCKED_ADDRESS', '127.0.0.0/8'],
+    ['http://127.1/', 'WEB_BLOCKED_ADDRESS', '127.0.0.0/8'],
+    ['http://[::ffff:127.0.0.1]/', 'WEB_BLOCKED_ADDRESS', '127.0.0.0/8'],
+    ['http://[::ffff:a9fe:a9fe]/latest', 'WEB_BLOCKED_ADDRESS', '169.254.0.0/16'],
+    ['http://[::1]:8080/', 'WEB_BLOCKED_ADDRESS', '::1/128'],
+    ['http://[fe80::1]/', 'WEB_BLOCKED_ADDRESS', 'fe80::/10'],
+    ['http://169.254.169.254/latest/meta-data/', 'WEB_BLOCKED_ADDRESS', '169.254.0.0/16'],
+    ['http://0.0.0.0/', 'WEB_BLOCKED_ADDRESS', '0.0.0.0/8'],
+    ['http://private.test/', 'WEB_BLOCKED_ADDRESS', '10.0.0.0/8'],
+    ['http://mapped.test/', 'WEB_BLOCKED_ADDRESS', '169.254.0.0/16'],
+    ['http://10.9.0.1.nip.io.test/', 'WEB_FETCH_FAILED'],
+    ['ftp://public.test/file', 'WEB_BLOCKED_URL'],
+    ['file:///etc/passwd', 'WEB_BLOCKED_URL'],
+    ['javascript:alert(1)', 'WEB_BLOCKED_URL'],
+    ['http://user:secret@public.test/', 'WEB_BLOCKED_URL'],
+    ['http://user@public.test/', 'WEB_BLOCKED_URL'],
+    ['not a url', 'WEB_INVALID_URL'],
+    ['http://', 'WEB_INVALID_URL'],
+    [`http://public.test/${'a'.repeat(9000)}`, 'WEB_INVALID_URL'],
+  ]
+  for (const [url, code, range] of urlCases) {
+    it(`refuses ${url.slice(0, 60)} with ${code}`, async () => {
+      const error = await refusal(fetcher.vet(url))
+      assert.equal(error.code, code, error.message)
+      if (range) assert.equal(error.details.range, range)
+      assert.ok(!error.message.includes('secret'), 'never names a secret')
+    })
+  }
+
+  it('refuses a name with one public and one private answer, naming the host and the range', async () => {
+    const error = await refusal(fetcher.vet('https://mixed.test/'))
+    assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
+    assert.equal(error.details.range, '192.168.0.0/16')
+    assert.match(error.message, /mixed\.test/)
+    assert.match(error.message, /192\.168\.0\.0\/16/)
+  })
+
+  it('resolves a name once, with { all: true }', async () => {
+    const calls: unknown[] = []
+    const counting = createHttpFetcher({
+      lookup: (hostname, options, callback) => {
+        calls.push([hostname, options])
+        callback(null, [{ address: '93.184.216.34', family: 4 }])
+      },
+    })
+    await counting.vet('http://once.test/')
+    assert.equal(calls.length, 1)
+    assert.deepEqual((calls[0] as [string, { all: boolean }])[1].all, true)
+    await counting.close()
+  })
+
+  it('privateHosts trusts exactly the names, addresses and ranges it lists', async () => {
+    assert.equal((await fetcher.vet('http://loopback.test/')).host, 'loopback.test')
+    assert.equal((await fetcher.vet('http://10.9.200.1/')).host, '10.9.200.1')
+    assert.equal((await fetcher.vet('http://[fd00::5]/')).host, '[fd00::5]')
+    // another address in the same private block, but outside the trusted range
+    assert.equal((await refusal(fetcher.vet('http://10.10.0.1/'))).code, 'WEB_BLOCKED_ADDRESS')
+    // another name for the trusted address is not trusted
+    assert.equal((await refusal(fetcher.vet('http://127.0.0.1/'))).code, 'WEB_BLOCKED_ADDRESS')
+    // a name that resolves into a trusted range is not trusted either
+    const named = createHttpFetcher({ lookup: fakeLookup({ 'inside.test': ['10.9.0.7'] }), privateHosts: ['10.9.0.0/16'] })
+    assert.equal((await refusal(named.vet('http://inside.test/'))).code, 'WEB_BLOCKED_ADDRESS')
+    await named.close()
+  })
+
+  it('refuses a privateHosts entry that is not a host, address or range', () => {
+    assert.throws(() => createHttpFetcher({ privateHosts: ['10.0.0.0/99'] }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT')
+  })
+
+  it('applies allowed and blocked domain lists to the host and its subdomains', async () => {
+    const lists = new AddressPolicy({ lookup, allowedDomains: ['public.test', 'v6.test'], blockedDomains: ['bad.public.test'] })
+    assert.equal(lists.parse('https://www.public.test/').hostname, 'www.public.test')
+    assert.throws(() => lists.parse('https://bad.public.test/x'), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
+    assert.throws(() => lists.parse('https://notpublic.test/'), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
+    // a request's own allowed list narrows the operator's
+    assert.throws(() => lists.parse('https://v6.test/', ['public.test']), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
+  })
+
+  after(() => fetcher.close())
+})

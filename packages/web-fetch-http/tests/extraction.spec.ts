@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict'
+import { readFile, writeFile } from 'node:fs/promises'
+import { after, before, describe, it } from 'node:test'
+import { WebError } from 'dsh-web'
+import type { FetchFormat } from 'dsh-web'
+import { extractHtml } from '../src/extract-html.js'
+import { ExtractPool } from '../src/extract-pool.js'
+import { createHttpFetcher } from '../src/http-fetcher.js'
+import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
+
+// Snapshots in fixtures/<page>.expected.*; UPDATE_SNAPSHOTS=1 rewrites them (review the diff).
+const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url)
+const SNAPSHOT_ORIGIN = 'https://news.example.com'
+const PATH = '/news/2024/05/14/bridge?ref=home'
+
+async function snapshot(name: string, actual: string, origin: string) {
+  const normalised = actual.replaceAll(origin, SNAPSHOT_ORIGIN)
+  if (process.env.UPDATE_SNAPSHOTS) await writeFile(fixture(name), normalised)
+  assert.equal(normalised, await readFile(fixture(name), 'utf8'), `snapshot ${name}`)
+}
+
+describe('extraction snapshots, fetched end to end', () => {
+  let server: TestServer
+  let origin: string
+  before(async () => {
+    server = await startServer(async (request, response) => {
+      const page = new URL(request.url!, 'http://x').searchParams.get('page')
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      response.end(await readFile(fixture(`${page}.html`)))
+    })
+    origin = `http://news.example.com:${server.port}`
+  })
+  after(async () => {
+    await server.close()
+    await fetcher.close()
+  })
+  const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'news.example.com': ['127.0.0.1'] }), privateHosts: ['news.example.com'] })
+  const fetchPage = (page: string, format: FetchFormat, extract: 'main' | 'full' = 'main') =>
+    fetcher.fetch({ url: `${origin}${PATH}&page=${page}`, format, extract }, { signal: signal() })
+
+  for (const page of ['page-news-article', 'page-docs-table', 'page-no-main']) {
+    it(`${page}: markdown, text, metadata and links match the snapshot`, async () => {
+      const markdown = await fetchPage(page, 'markdown')
+      await snapshot(`${page}.expected.md`, `${markdown.text}\n`, origin)
+      const text = await fetchPage(page, 'text')
+      await snapshot(`${page}.expected.txt`, `${text.text}\n`, origin)
+      const structured = { extractor: markdown.provenance.extractor, metadata: markdown.metadata, links: markdown.links, warnings: markdown.warnings }
+      await snapshot(`${page}.expected.json`, `${JSON.stringify(structured, null, 2)}\n`, origin)
+    })
+  }
+
+  it('keeps menus and footers out of main content, and hidden text out of everything', async () => {
+    const main = await fetchPage('page-news-article', 'text')
+    assert.doesNotMatch(main.text, /Related stories|All rights reserved|Subscribe|cookies|Share/)
+    const full = await fetchPage('page-news-article', 'markdown', 'full')
+    assert.match(full.text, /Related stories/)
+    assert.doesNotMatch(full.text, /cookies|Share|analytics|font-family/)
+    await snapshot('page-news-article.full.expected.md', `${full.text}\n`, origin)
+  })
+
+  it('returns cleaned HTML for format html, with absolute links', async () => {
+    const html = await fetchPage('page-news-article', 'html')
+    assert.match(html.text, /<a href="http:\/\/news\.example\.com:\d+\/news\/2023\/council-report">/)
+    assert.doesNotMatch(html.text, /<script|<style/)
+  })
+
+  it('says so when it falls back to the whole page', async () => {
+    const document = await fetchPage('page-no-main', 'markdown')
+    assert.equal(document.provenance.extractor, 'linkedom+full(fallback)')
+    assert.match(document.warnings.join(' '), /No main content/)
+    assert.doesNotMatch(document.text, /secret hidden text/)
+  })
+})
+
+describe('links and metadata', () => {
+  it('lists at most 50 distinct absolute http(s) links, resolved against the final URL', () => {
+    const anchors = Array.from({ length: 80 }, (_, index) => `<li><a href="/page/${index % 60}">Page ${index % 60}</a></li>`).join('')
+    const html = `<html><body><ul>${anchors}</ul><p><a href="javascript:alert(1)">script</a> <a href="mailto:a@b.test">mail</a></p></body></html>`
+    const output = extractHtml({ html, url: 'https://site.test/dir/here', format: 'markdown', extract: 'full' })
+    assert.equal(output.links.length, 50)
+    assert.equal(new Set(output.links.map((link) => link.url)).size, 50)
+    assert.deepEqual(output.links[0], { url: 'https://site.test/page/0', text: 'Page 0' })
+    assert.ok(output.links.every((link) => link.url.startsWith('https://site.test/page/')))
+    assert.doesNotMatch(output.text, /javascript:/)
+  })
+})
+
+describe('JSON-LD metadata', () => {
+  it('keeps JSON-LD scripts for readability while dropping every other script', () => {
+    const ld = JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Headline from JSON-LD', author: { '@type': 'Person', name: 'Ada Writer' }, datePublished: '2023-02-01T10:00:00Z' })
+    const paragraphs = '<p>This paragraph is a reasonably long sentence of article text, repeated to look like an article body.</p>'.repeat(8)
+    const html = `<html><head><script type="application/ld+json">${ld}</script><script>var secret = "do not show"</script></head><body><article>${paragraphs}</article></body></html>`
+    const output = extractHtml({ html, url: 'https://site.test/a', format: 'text', extract: 'main' })
+    assert.equal(output.metadata.byline, 'Ada Writer')
+    assert.equal(output.metadata.publishedTime, '2023-02-01T10:00:00Z')
+    assert.doesNotMatch(output.text, /secret|NewsArticle/)
+  })
+})
+
+describe('extraction pool', () => {
+  it('survives deeply nested and malformed HTML', async () => {
+    const pool = new ExtractPool({ size: 1 })
+    // 30,000 levels overflow the stack of recursive DOM code (turndown) unless flattened first
+    const nested = `<html><body>${'<div>'.repeat(30_000)}deep text${'</div>'.repeat(10)}<p>after <b><i>bad</b></i> nesting<table><td>cell</span></p>`
+    const output = await pool.extract({ html: nested, url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+    assert.match(output.text, /deep text/)
+    const markdown = await pool.extract({ html: nested, url: 'https://x.test/', format: 'markdown', extract: 'main' }, signal())
+    assert.match(markdown.text, /deep text/)
+    assert.match(markdown.warnings.join(' '), /more than 256 levels deep/)
+    await pool.close()
+    assert.equal(pool.workerCount, 0)
+  })
+
+  it('fails a page that passes the parse deadline alone, with WEB_TIMEOUT, and keeps working', async () => {
+    const pool = new ExtractPool({ size: 1, parseTimeoutMs: 1 })
+    const big = `<html><body>${'<p>word word word <a href="/x">link</a></p>'.repeat(100_000)}</body></html>`
+    await assert.rejects(pool.extract({ html: big, url: 'https://x.test/', format: 'markdown', extract: 'main' }, signal()), (error: unknown) => {
+      return WebError.is(error) && error.code === 'WEB_TIMEOUT' && /took longer than 1 ms/.test(error.message)
+    })
+    await pool.close()
+    const healthy = new ExtractPool({ size: 1 })
+    const output = await healthy.extract({ html: '<p>small page</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+    assert.equal(output.text, 'small page')
+    await healthy.close()
+  })
+
+  it('recycles a worker after its quota of pages', async () => {
+    const pool = new ExtractPool({ size: 1, recycleAfterJobs: 2 })
+    await pool.extract({ html: '<p>one</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+    assert.equal(pool.workerCount, 1)
+    await pool.extract({ html: '<p>two</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+    assert.equal(pool.workerCount, 0, 'the worker was ended after two pages')
+    const third = await pool.extract({ html: '<p>three</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+    assert.equal(third.text, 'three')
+    await pool.close()
+  })
+
+  it('ends the work when the call is aborted, with WEB_ABORTED', async () => {
+    const pool = new ExtractPool({ size: 1 })
+    const controller = new AbortController()
+    const big = `<html><body>${'<p>word word word</p>'.repeat(200_000)}</body></html>`
+    const pending = pool.extract({ html: big, url: 'https://x.test/', format: 'markdown', extract: 'main' }, controller.signal)
+    controller.abort()
+    await assert.rejects(pending, (error: unknown) => WebError.is(error) && error.code === 'WEB_ABORTED')
+    await pool.close()
+  })
+})

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { WebError } from 'dsh-web'
+import type { JsonValue, SessionEvent, SessionHandle } from 'dsh-web'
+import { createHttpFetcher } from '../src/http-fetcher.js'
+import { slicePage } from '../src/paging.js'
+import { type TestServer, signal, startServer } from './helpers.js'
+
+function longArticle(paragraphs: number): string {
+  const body = Array.from({ length: paragraphs }, (_, index) => `<p>Paragraph ${index}: the quick brown fox jumps over the lazy dog, and then 🦊 rests — “quoted” text ${index}.</p>`).join('\n')
+  return `<!doctype html><html lang="en"><head><title>Long read</title></head><body><nav><a href="/">Home</a></nav><article><h1>Long read</h1>${body}</article><footer>© footer</footer></body></html>`
+}
+
+async function refusal(promise: Promise<unknown>): Promise<WebError> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(WebError.is(error))
+    return error
+  }
+  assert.fail('expected a refusal')
+}
+
+describe('paging, cache and artifacts', () => {
+  let server: TestServer
+  let home: string
+  let version = 1
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'dsh-fetch-paging-'))
+    server = await startServer((request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8')
+      if (request.url === '/long') return response.end(longArticle(600))
+      if (request.url === '/changing') return response.end(longArticle(40).replace('Long read', `Version ${version}`))
+      response.end(longArticle(3))
+    })
+  })
+  after(async () => {
+    await server.close()
+    await fetcher.close()
+    await rm(home, { recursive: true, force: true })
+  })
+  const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: 50_000 })
+
+  it('reconstructs the whole document exactly from its pages, all from one fetch', async () => {
+    const url = `${server.origin}/long`
+    const first = await fetcher.fetch({ url, format: 'markdown', extract: 'full', maxChars: 100_000 }, { signal: signal() })
+    const whole = first.text + (first.nextOffset === undefined ? '' : '')
+    assert.ok(first.totalChars > 7_000)
+    const hitsBefore = server.hits.length
+    let text = ''
+    let offset: number | undefined = 0
+    const hashes = new Set<string>()
+    let pages = 0
+    while (offset !== undefined) {
+      const page = await fetcher.fetch({ url, format: 'markdown', extract: 'full', maxChars: 7_001, offset }, { signal: signal() })
+      assert.equal(page.offset, offset)
+      assert.equal(page.provenance.cacheHit, true)
+      hashes.add(page.provenance.sourceSha256!)
+      text += page.text
+      if (page.nextOffset !== undefined) {
+        assert.equal(page.truncated, true)
+        assert.match(page.truncatedReason ?? '', new RegExp(`offset ${page.nextOffset}`))
+      } else assert.equal(page.truncated, false)
+      offset = page.nextOffset
+      pages++
+    }
+    assert.ok(pages > 5)
+    assert.equal(server.hits.length, hitsBefore, 'no page went back to the network')
+    assert.equal(hashes.size, 1)
+    assert.equal(text.length, first.totalChars)
+    if (first.totalChars <= 100_000) assert.equal(text, whole)
+  })
+
+  it('never splits a surrogate pair between pages', () => {
+    const text = 'ab🦊cd🦊'
+    let joined = ''
+    let offset: number | undefined = 0
+    while (offset !== undefined) {
+      const page = slicePage(text, { offset, maxChars: 3 })
+      assert.ok(!/[\ud800-\udbff]$/.test(page.text), 'no lone high surrogate at the end of a page')
+      joined += page.text
+      offset = page.nextOffset
+    }
+    assert.equal(joined, text)
+  })
+
+  it('keeps one snapshot while the page changes underneath', async () => {
+    const url = `${server.origin}/changing`
+    const first = await fetcher.fetch({ url, format: 'text', maxChars: 500 }, { signal: signal() })
+    version = 2
+    const second = await fetcher.fetch({ url, format: 'text', maxChars: 500, offset: first.nextOffset }, { signal: signal() })
+    assert.equal(second.provenance.cacheHit, true)
+    assert.equal(second.provenance.sourceSha256, first.provenance.sourceSha256)
+    assert.equal(second.metadata.title, 'Version 1')
+  })
+
+  it('refuses offsets and maxChars out of range with the valid range in the message', async () => {
+    const url = `${server.origin}/short`
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ offset: -1 }, /0 or more/],
+      [{ offset: 1.5 }, /whole number/],
+      [{ maxChars: 0 }, /from 1 to 100000/],
+      [{ maxChars: 100_001 }, /from 1 to 100000/],
+      [{ maxChars: '10' }, /from 1 to 100000/],
+      [{ offset: 10_000_000 }, /past the end.*from 0 to \d+/],
+    ]
+    for (const [extra, message] of cases) {
+      const error = await refusal(fetcher.fetch({ url, ...extra } as never, { signal: signal() }))
+      assert.equal(error.code, 'INVALID_ARGUMENT')
+      assert.match(error.message, message)
+    }
+    assert.equal((await refusal(fetcher.fetch({ url, format: 'pdf' } as never, { signal: signal() }))).code, 'INVALID_ARGUMENT')
+  })
+
+  it("writes text over the threshold whole to an artifact in the session's folder", async () => {
+    const events: string[] = []
+    const session: SessionHandle = {
+      id: 'session-1',
+      dir: join(home, 'sessions', 'session-1'),
+      async append(type: string, data: JsonValue) {
+        events.push(type)
+        return { seq: events.length, time: new Date().toISOString(), type, visibility: 'log', data } as SessionEvent
+      },
+    }
+    const document = await fetcher.fetch({ url: `${server.origin}/long`, format: 'text', maxChars: 1000 }, { signal: signal(), session, callId: 'call-7' })
+    assert.ok(document.totalChars > 50_000)
+    const artifact = document.artifact!
+    assert.ok(artifact.path.startsWith(join(home, 'sessions', 'session-1')))
+    const written = await readFile(artifact.path, 'utf8')
+    assert.equal(written.length, document.totalChars)
+    assert.equal(written.slice(0, 1000), document.text)
+    assert.equal(artifact.bytes, Buffer.byteLength(written))
+    const { createHash } = await import('node:crypto')
+    assert.equal(artifact.sha256, createHash('sha256').update(written).digest('hex'))
+  })
+
+  it('reports an artifact that cannot be written as WEB_ARTIFACT_WRITE_FAILED', async () => {
+    const blocker = join(home, 'not-a-directory')
+    await writeFile(blocker, 'a file where the artifact folder should be')
+    const failing = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: 100, artifactDir: join(blocker, 'artifacts') })
+    const error = await refusal(failing.fetch({ url: `${server.origin}/short` }, { signal: signal() }))
+    assert.equal(error.code, 'WEB_ARTIFACT_WRITE_FAILED')
+    await failing.close()
+  })
+})

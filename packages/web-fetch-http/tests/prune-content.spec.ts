@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseHTML } from 'linkedom'
+import type { DomElement } from '../src/dom.js'
+import { pruneContent, trimLeadingLabels } from '../src/prune-content.js'
+import { toPlainText } from '../src/to-text.js'
+
+function content(html: string): DomElement {
+  const { document } = parseHTML(`<html><body><div id="root">${html}</div></body></html>`) as unknown as { document: { getElementById(id: string): DomElement } }
+  return document.getElementById('root')
+}
+
+const PARAGRAPH = '<p>A full sentence of article text that a reader came for, long enough to matter here.</p>'
+
+describe('clean-ups after readability', () => {
+  it('drops captions, link lists and empty items, keeps prose with links', () => {
+    const root = content(
+      `${PARAGRAPH.repeat(4)}<figure><img src="https://x.test/a.jpg"><figcaption>Photo: Someone / Agency</figcaption></figure>` +
+        `<p>Prose with <a href="https://x.test/one">one link</a> inside a long enough sentence of text.</p>` +
+        `<ul><li><a href="https://x.test/r1">Related story one</a></li><li><a href="https://x.test/r2">Related story two</a></li><li></li></ul>` +
+        `<span class="image-credit">Credit: Agency</span>`,
+    )
+    pruneContent(root)
+    const text = toPlainText(root)
+    assert.doesNotMatch(text, /Photo: Someone|Related story|Credit: Agency/)
+    assert.match(text, /Prose with one link inside/)
+    assert.ok(root.querySelector('img'), 'the image itself stays')
+  })
+
+  it('drops short unpunctuated labels before the first paragraph only', () => {
+    const root = content(`<div>Updated 10:31, Tue, Nov 19</div><p>By A. Writer</p>${PARAGRAPH.repeat(3)}<h2>A heading in the body</h2>${PARAGRAPH}`)
+    trimLeadingLabels(root)
+    const text = toPlainText(root)
+    assert.doesNotMatch(text, /Updated 10:31|By A\. Writer/)
+    assert.match(text, /^A full sentence/)
+    assert.match(text, /A heading in the body/)
+  })
+})
