@@ -1,15 +1,8 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseDeepSeekErrorBody } from './deepseek-messages-api.js'
-import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer } from './http-transport.js'
+import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-web/provider-http'
 
-export interface DeepSeekErrorContext {
-  providerId: string
-  endpoint: URL
-  /** The key of this call, scrubbed from anything quoted. */
-  secret: string
-  /** Where the key came from, named in auth failures, e.g. "DEEPSEEK_API_KEY from the credentials store". */
-  credential?: string
-}
+export type DeepSeekErrorContext = ProviderErrorContext
 
 /**
  * A non-2xx answer of the Messages endpoint to a `WebError`. The body may be

@@ -4,6 +4,10 @@
  * through untouched, only the envelope is checked.
  */
 
+import { parseJsonEnvelope, parseJsonObject } from 'dsh-web/provider-http'
+
+export { isObject } from 'dsh-web/provider-http'
+
 export interface DeepSeekUserLocation {
   type: 'approximate'
   city?: string
@@ -114,28 +118,12 @@ export type ParsedMessagesBody =
 
 /** Checks the envelope only; the blocks are read by `fromDeepSeekResponse`. */
 export function parseDeepSeekMessagesResponse(text: string): ParsedMessagesBody {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return { ok: false, reason: 'the body is not JSON' }
-  }
-  if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' }
-  if (!Array.isArray(value.content)) return { ok: false, reason: 'the body has no `content` array' }
-  const content = value.content.filter(isObject) as unknown as DeepSeekContentBlock[]
-  return { ok: true, response: { ...(value as object), content } as DeepSeekMessagesResponse }
+  const parsed = parseJsonEnvelope(text, 'content')
+  if (!parsed.ok) return parsed
+  return { ok: true, response: { ...parsed.value, content: parsed.items } as unknown as DeepSeekMessagesResponse }
 }
 
 /** Reads an error body defensively; undefined when it is not JSON. */
 export function parseDeepSeekErrorBody(text: string): DeepSeekErrorBody | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return isObject(value) ? (value as DeepSeekErrorBody) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return parseJsonObject(text) as DeepSeekErrorBody | undefined
 }

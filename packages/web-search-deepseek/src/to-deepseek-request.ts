@@ -1,4 +1,5 @@
 import type { SearchFilterReport, SearchRequest } from 'dsh-web'
+import { cleanDomains, versionedEndpoint } from 'dsh-web/provider-http'
 import type { DeepSeekMessagesRequest, DeepSeekUserLocation, DeepSeekWebSearchTool } from './deepseek-messages-api.js'
 
 export interface DeepSeekRequestSettings {
@@ -17,13 +18,7 @@ const BEST_EFFORT = 'sent to DeepSeek; its documentation does not say whether th
 
 /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in /v1. */
 export function deepSeekMessagesEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
-  url.search = ''
-  url.hash = ''
-  const path = url.pathname.replace(/\/+$/, '')
-  url.pathname = /\/v1$/.test(path) ? `${path}/messages` : `${path}/v1/messages`
-  return url
+  return versionedEndpoint(baseURL, 'messages')
 }
 
 export function searchInstruction(query: string): string {
@@ -67,16 +62,6 @@ export function toDeepSeekRequest(request: SearchRequest, settings: DeepSeekRequ
     },
     filters,
   }
-}
-
-function cleanDomains(domains: string[] | undefined): string[] {
-  if (!domains) return []
-  const seen = new Set<string>()
-  for (const domain of domains) {
-    const trimmed = domain.trim()
-    if (trimmed) seen.add(trimmed)
-  }
-  return [...seen]
 }
 
 function toUserLocation(location: SearchRequest['userLocation']): DeepSeekUserLocation | undefined {

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, it } from 'node:test'
-import { FixtureServer } from './fixture-server.js'
-import { call, providerFor, rejection } from './helpers.js'
+import { describe, it } from 'node:test'
+import { useFixtureServer } from '../../../tests/support/fixture-server.js'
+import { call, FIXTURES, providerFor, rejection } from './helpers.js'
 
 describe('deepseek: mapping the Messages answer', () => {
-  let server: FixtureServer
-  before(async () => {
-    server = await FixtureServer.start()
-  })
-  after(() => server.close())
-  beforeEach(() => server.reset())
+  const server = useFixtureServer(FIXTURES)
 
   it('maps a multi-search answer: every result in order, unique by URL, snippets from citations, page_age, queries, usage', async () => {
     server.reply('deepseek-multi-result')

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { createDeepSeekSearch, DEFAULT_DEEPSEEK_BASE_URL } from '../src/deepseek-search.js'
 import { deepSeekMessagesEndpoint, searchInstruction } from '../src/to-deepseek-request.js'
-import { FixtureServer } from './fixture-server.js'
-import { call, providerFor, TEST_KEY } from './helpers.js'
+import { useFixtureServer } from '../../../tests/support/fixture-server.js'
+import { call, FIXTURES, providerFor, TEST_KEY } from './helpers.js'
 
 describe('deepseek: the request as sent', () => {
-  let server: FixtureServer
-  before(async () => {
-    server = await FixtureServer.start()
-  })
-  after(() => server.close())
-  beforeEach(() => server.reset())
+  const server = useFixtureServer(FIXTURES)
 
   it('posts to {base}/v1/messages with x-api-key, anthropic-version and the exact JSON body', async () => {
     server.reply('deepseek-multi-result')

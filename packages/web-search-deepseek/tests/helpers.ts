@@ -1,6 +1,10 @@
-import type { ResolvedCredential } from 'dsh-web'
-import { createDeepSeekSearch, type DeepSeekSearchDeps, type DeepSeekSearchProvider, type DeepSeekSearchSettings } from '../src/deepseek-search.js'
-import type { FixtureServer } from './fixture-server.js'
+import { createDeepSeekSearch, type DeepSeekSearchProvider, type DeepSeekSearchSettings } from '../src/deepseek-search.js'
+import type { FixtureServer } from '../../../tests/support/fixture-server.js'
+import { providerForFactory } from '../../../tests/support/provider-harness.js'
+
+export { call, rejection } from '../../../tests/support/provider-harness.js'
+
+export const FIXTURES = new URL('./fixtures/', import.meta.url)
 
 export const TEST_KEY = 'sk-test-deepseek-7f3a9c2e5b1d4f60'
 
@@ -18,33 +22,4 @@ export function settingsFor(server: FixtureServer, overrides: Partial<DeepSeekSe
 }
 
 /** A provider whose credential is a fixed key; waits are recorded and skipped. */
-export function providerFor(
-  server: FixtureServer,
-  overrides: Partial<DeepSeekSearchSettings> = {},
-  deps: Partial<DeepSeekSearchDeps> = {},
-): { provider: DeepSeekSearchProvider; waits: number[] } {
-  const waits: number[] = []
-  const provider = createDeepSeekSearch(settingsFor(server, overrides), {
-    resolveCredential: async (): Promise<ResolvedCredential> => ({ value: TEST_KEY, source: 'store' }),
-    env: {},
-    sleep: async (ms) => {
-      waits.push(ms)
-    },
-    ...deps,
-  })
-  return { provider, waits }
-}
-
-export function call(signal: AbortSignal = new AbortController().signal) {
-  return { signal }
-}
-
-/** Resolves with the WebError the promise rejects with; fails when it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the promise to reject')
-}
+export const providerFor = providerForFactory<DeepSeekSearchSettings, DeepSeekSearchProvider>(createDeepSeekSearch, settingsFor, TEST_KEY)

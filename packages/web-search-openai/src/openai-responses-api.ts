@@ -4,6 +4,10 @@
  * pass through untouched, only the envelope is checked.
  */
 
+import { parseJsonEnvelope, parseJsonObject } from 'dsh-web/provider-http'
+
+export { isObject } from 'dsh-web/provider-http'
+
 export interface OpenAIUserLocation {
   type: 'approximate'
   city?: string
@@ -105,28 +109,12 @@ export type ParsedResponsesBody = { ok: true; response: OpenAIResponse } | { ok:
 
 /** Checks the envelope only; the items are read by `fromOpenAIResponse`. */
 export function parseOpenAIResponse(text: string): ParsedResponsesBody {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return { ok: false, reason: 'the body is not JSON' }
-  }
-  if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' }
-  if (!Array.isArray(value.output)) return { ok: false, reason: 'the body has no `output` array' }
-  const output = value.output.filter(isObject) as unknown as OpenAIOutputItem[]
-  return { ok: true, response: { ...(value as object), output } as OpenAIResponse }
+  const parsed = parseJsonEnvelope(text, 'output')
+  if (!parsed.ok) return parsed
+  return { ok: true, response: { ...parsed.value, output: parsed.items } as unknown as OpenAIResponse }
 }
 
 /** Reads an error body defensively; undefined when it is not JSON. */
 export function parseOpenAIErrorBody(text: string): OpenAIErrorBody | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return isObject(value) ? (value as OpenAIErrorBody) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return parseJsonObject(text) as OpenAIErrorBody | undefined
 }

@@ -1,4 +1,5 @@
 import type { SearchFilterReport, SearchRequest } from 'dsh-web'
+import { cleanDomains, versionedEndpoint } from 'dsh-web/provider-http'
 import type { OpenAIResponsesRequest, OpenAISearchContextSize, OpenAIUserLocation, OpenAIWebSearchTool } from './openai-responses-api.js'
 
 export interface OpenAIRequestSettings {
@@ -14,13 +15,7 @@ export interface OpenAIWireRequest {
 
 /** `{base}/v1/responses`, or `{base}/responses` when the base already ends in /v1. */
 export function openAIResponsesEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
-  url.search = ''
-  url.hash = ''
-  const path = url.pathname.replace(/\/+$/, '')
-  url.pathname = /\/v1$/.test(path) ? `${path}/responses` : `${path}/v1/responses`
-  return url
+  return versionedEndpoint(baseURL, 'responses')
 }
 
 /** Neutral request to the Responses body with the hosted web_search tool. */
@@ -49,16 +44,6 @@ export function toOpenAIRequest(request: SearchRequest, settings: OpenAIRequestS
     body: { model: settings.model, input: request.query, tools: [tool], include: ['web_search_call.action.sources'], store: false },
     filters,
   }
-}
-
-function cleanDomains(domains: string[] | undefined): string[] {
-  if (!domains) return []
-  const seen = new Set<string>()
-  for (const domain of domains) {
-    const trimmed = domain.trim()
-    if (trimmed) seen.add(trimmed)
-  }
-  return [...seen]
 }
 
 function toUserLocation(location: SearchRequest['userLocation']): OpenAIUserLocation | undefined {

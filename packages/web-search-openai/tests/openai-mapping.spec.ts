@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, it } from 'node:test'
-import { FixtureServer } from './fixture-server.js'
-import { call, providerFor, rejection } from './helpers.js'
+import { describe, it } from 'node:test'
+import { useFixtureServer } from '../../../tests/support/fixture-server.js'
+import { call, FIXTURES, providerFor, rejection } from './helpers.js'
 
 describe('openai: mapping the Responses answer', () => {
-  let server: FixtureServer
-  before(async () => {
-    server = await FixtureServer.start()
-  })
-  after(() => server.close())
-  beforeEach(() => server.reset())
+  const server = useFixtureServer(FIXTURES)
 
   it('maps search calls and url_citations: sources in order, URLs exactly as returned, titles and quotable spans, answer joined from output_text parts', async () => {
     server.reply('openai-multi-result')

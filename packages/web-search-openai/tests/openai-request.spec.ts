@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { createOpenAISearch, DEFAULT_OPENAI_BASE_URL } from '../src/openai-search.js'
 import { openAIResponsesEndpoint } from '../src/to-openai-request.js'
-import { FixtureServer } from './fixture-server.js'
-import { call, providerFor, TEST_KEY } from './helpers.js'
+import { useFixtureServer } from '../../../tests/support/fixture-server.js'
+import { call, FIXTURES, providerFor, TEST_KEY } from './helpers.js'
 
 describe('openai: the request as sent', () => {
-  let server: FixtureServer
-  before(async () => {
-    server = await FixtureServer.start()
-  })
-  after(() => server.close())
-  beforeEach(() => server.reset())
+  const server = useFixtureServer(FIXTURES)
 
   it('posts to {base}/v1/responses with a Bearer key and the exact JSON body', async () => {
     server.reply('openai-multi-result')

@@ -69,3 +69,20 @@ function raceSignal<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
     )
   })
 }
+
+/**
+ * Names where a resolved credential came from, for auth failures; never its
+ * value. `ref` is the credential's name as the row gives it (`apiKeyEnv`).
+ */
+export function describeCredentialSource(credential: ResolvedCredential, ref: string | undefined): string {
+  switch (credential.source) {
+    case 'store':
+      return `${ref} from the credentials store`
+    case 'environment':
+      return `${ref} from the environment`
+    case 'config':
+      return 'the literal apiKey of the config row'
+    default:
+      return `${ref ?? 'apiKey'} (${credential.source})`
+  }
+}
