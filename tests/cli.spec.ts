@@ -4,7 +4,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
-import { dsh, onlyJson, PLUGINS, ROOT, tempHome } from './helpers.js'
+import { dsh, LOOPBACK_ONLY, onlyJson, PLUGINS, ROOT, tempHome } from './helpers.js'
 
 describe('dsh CLI', () => {
   let home: string
@@ -36,13 +36,13 @@ describe('dsh CLI', () => {
   it('works through the README command: pnpm --silent dsh compose --json', async () => {
     const { stdout } = await promisify(execFile)('npx', ['-y', 'pnpm@12.4.2', '--silent', 'dsh', 'compose', '--json'], {
       cwd: ROOT,
-      env: { ...process.env, DSH_HOME: home },
+      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home },
     })
     assert.ok(Array.isArray(JSON.parse(stdout).rows))
   })
 
   it('lists the roster with descriptions and schemas, and calls a tool into a session it can show', async () => {
-    const roster = onlyJson(await dsh(['tools', '--json', '--config', echoOverlay], { home }))
+    const roster = onlyJson(await dsh(['tools', '--json', '--preset', 'minimal', '--config', echoOverlay], { home }))
     assert.deepEqual(roster.tools.map((tool: any) => tool.name), ['echo'])
     assert.equal(roster.tools[0].inputSchema.additionalProperties, false)
     const called = await dsh(['call', 'echo', '{"text":"hello"}', '--session', 'cli-test', '--config', echoOverlay], { home })

@@ -7,6 +7,18 @@ export const ROOT = resolve(import.meta.dirname, '..')
 export const CLI = join(ROOT, 'packages/harness/dist/cli.js')
 export const PLUGINS = join(ROOT, 'tests/plugins')
 
+/**
+ * No child may reach a real provider, whatever the developer's environment
+ * holds: keys are dropped and provider bases point at a closed loopback port
+ * unless a test sets them to its own fixture.
+ */
+export const LOOPBACK_ONLY: Record<string, string | undefined> = {
+  DEEPSEEK_API_KEY: undefined,
+  OPENAI_API_KEY: undefined,
+  DEEPSEEK_SEARCH_BASE_URL: 'http://127.0.0.1:9',
+  OPENAI_SEARCH_BASE_URL: 'http://127.0.0.1:9',
+}
+
 export interface RunResult {
   code: number
   stdout: string
@@ -18,7 +30,7 @@ export function dsh(args: string[], options: { home: string; input?: string; env
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
-      env: { ...process.env, DSH_HOME: options.home, ...options.env },
+      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: options.home, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''

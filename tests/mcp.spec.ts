@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { CLI, PLUGINS, ROOT, tempHome } from './helpers.js'
+import { CLI, LOOPBACK_ONLY, PLUGINS, ROOT, tempHome } from './helpers.js'
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   for (let attempt = 0; attempt < 200; attempt++) {
@@ -25,9 +25,9 @@ describe('dsh mcp', () => {
     await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: mcp }\n`)
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', '--config', overlay],
+      args: [CLI, 'mcp', '--preset', 'minimal', '--config', overlay],
       cwd: ROOT,
-      env: { ...process.env, DSH_HOME: home } as Record<string, string>,
+      env: Object.fromEntries(Object.entries({ ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }).filter(([, value]) => value !== undefined)) as Record<string, string>,
       stderr: 'pipe',
     })
     transport.stderr?.on('data', (chunk) => (stderr += chunk))

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { rm } from 'node:fs/promises'
+import { after, before, describe, it } from 'node:test'
+import { dsh, onlyJson, tempHome } from './helpers.js'
+
+/** The rosters the shipped files promise, pinned. */
+const ROSTERS: Record<string, string[]> = {
+  base: ['web_search'],
+  standard: ['web_fetch', 'web_search'],
+  web: ['web_fetch', 'web_search'],
+  ptc: ['run_code'],
+  minimal: [],
+}
+
+describe('shipped compositions', () => {
+  let home: string
+  before(async () => {
+    home = await tempHome()
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  for (const [preset, names] of Object.entries(ROSTERS)) {
+    it(`${preset} boots with the roster ${names.join(', ') || '(none)'}`, async () => {
+      const args = preset === 'base' ? ['tools', '--json'] : ['tools', '--json', '--preset', preset]
+      const roster = onlyJson(await dsh(args, { home }))
+      assert.deepEqual(roster.tools.map((tool: any) => tool.name), names)
+      const compose = onlyJson(await dsh(args.map((arg) => (arg === 'tools' ? 'compose' : arg)), { home }))
+      assert.deepEqual(compose.problems, [], `${preset}: ${compose.problems.join('; ')}`)
+    })
+  }
+
+  it('mounts every row of the base by explicit id, with fetch off and searchTimeoutMs 60000', async () => {
+    const dump = onlyJson(await dsh(['compose', '--json'], { home }))
+    const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
+    assert.deepEqual(Object.keys(rows), ['credentials', 'session', 'tools', 'network', 'web', 'web-search-deepseek', 'web-fetch-http', 'tool-web'])
+    for (const row of dump.rows) assert.equal(row.status, 'mounted', row.id)
+    assert.deepEqual(rows.web.config, { searchProvider: 'deepseek-official', fetchProvider: 'http' })
+    assert.equal(rows['tool-web'].config.fetch, false)
+    assert.equal(rows['tool-web'].config.searchTimeoutMs, 60000)
+    assert.equal(rows['tool-web'].config.search, true)
+    assert.equal(rows['web-search-deepseek'].config.apiKeyEnv, 'DEEPSEEK_API_KEY')
+  })
+
+  it('redacts a literal apiKey in the dump', async () => {
+    const { writeFile } = await import('node:fs/promises')
+    const overlay = `${home}/literal-key.cordis.yml`
+    await writeFile(overlay, '- id: web-search-deepseek\n  config: { apiKey: sk-literal-do-not-print }\n')
+    const result = await dsh(['compose', '--json', '--config', overlay], { home })
+    const dump = onlyJson(result)
+    assert.equal(dump.rows.find((row: any) => row.id === 'web-search-deepseek').config.apiKey, '<redacted>')
+    assert.ok(!result.stdout.includes('sk-literal-do-not-print'))
+  })
+
+  it('ptc shows run_code, whose description lists web_search and web_fetch for the code', async () => {
+    const roster = onlyJson(await dsh(['tools', '--json', '--preset', 'ptc'], { home }))
+    assert.match(roster.tools[0].description, /tools\.web_search\(input\)/)
+    assert.match(roster.tools[0].description, /tools\.web_fetch\(input\)/)
+    const dump = onlyJson(await dsh(['compose', '--json', '--preset', 'ptc'], { home }))
+    assert.equal(dump.rows.find((row: any) => row.id === 'tools').config.mode, 'ptc')
+  })
+
+  it('keeps web_search registered when no key is configured: the call fails with the typed code', async () => {
+    const result = await dsh(['call', 'web_search', '{"queries":["anything"]}', '--json'], { home, env: { DEEPSEEK_API_KEY: undefined } })
+    assert.equal(result.code, 1)
+    const outcome = JSON.parse(result.stdout)
+    assert.equal(outcome.error.code, 'WEB_PROVIDER_CREDENTIAL_MISSING')
+    assert.match(outcome.error.message, /dsh credentials set DEEPSEEK_API_KEY/)
+  })
+})
+
+describe('docs kept true', () => {
+  let home: string
+  before(async () => {
+    home = await tempHome()
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  it('docs/openai-search.cordis.yml switches search to openai-official and mounts its row', async () => {
+    const dump = onlyJson(await dsh(['compose', '--json', '--config', 'docs/openai-search.cordis.yml'], { home }))
+    const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
+    assert.equal(rows.web.config.searchProvider, 'openai-official')
+    assert.equal(rows['web-search-openai'].status, 'mounted')
+    assert.deepEqual(dump.problems, [])
+  })
+
+  it('docs/composition.md lists exactly the base rows, in order', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const text = await readFile(new URL('../docs/composition.md', import.meta.url), 'utf8')
+    const table = text.split('`config/base.cordis.yml` mounts')[1].split('\n\n')[1]
+    const documented = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1])
+    const dump = onlyJson(await dsh(['compose', '--json'], { home }))
+    assert.deepEqual(documented, dump.rows.map((row: any) => row.id))
+  })
+})
