@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CLI, LOOPBACK_ONLY, PLUGINS, ROOT, tempHome } from './helpers.js'
+import { PageServer } from './page-server.js'
+import { FixtureServer } from './support/fixture-server.js'
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   for (let attempt = 0; attempt < 200; attempt++) {
@@ -81,5 +83,81 @@ describe('dsh mcp', () => {
 
   it('keeps stdout for protocol messages: logs go to stderr', () => {
     assert.match(stderr, /dsh mcp: serving 1 tool\(s\)/)
+  })
+})
+
+describe('dsh mcp with the standard preset', () => {
+  let home: string
+  let client: Client
+  let messages: FixtureServer
+  let pages: PageServer
+  before(async () => {
+    home = await tempHome()
+    messages = await FixtureServer.start(new URL('../packages/web-search-deepseek/tests/fixtures/', import.meta.url))
+    pages = await new PageServer().listen()
+    const overlay = join(home, 'trust-loopback.cordis.yml')
+    await writeFile(overlay, `- id: web-fetch-http\n  config: { privateHosts: ['127.0.0.1'] }\n`)
+    const env = { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, DEEPSEEK_API_KEY: 'sk-mcp-env-key', DEEPSEEK_SEARCH_BASE_URL: `${messages.url}/anthropic` }
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--preset', 'standard', '--config', overlay],
+      cwd: ROOT,
+      env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) as Record<string, string>,
+      stderr: 'pipe',
+    })
+    client = new Client({ name: 'dsh-test-client', version: '0.0.0' })
+    await client.connect(transport)
+  })
+  after(async () => {
+    await client?.close()
+    await messages.close()
+    await pages.close()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('lists web_fetch and web_search with their schemas', async () => {
+    const { tools } = await client.listTools()
+    assert.deepEqual(tools.map((tool) => tool.name), ['web_fetch', 'web_search'])
+    const fetchSchema = tools[0].inputSchema as any
+    assert.equal(fetchSchema.additionalProperties, false)
+    assert.deepEqual(fetchSchema.required, ['url'])
+  })
+
+  it('fetches a trusted loopback page through web_fetch', async () => {
+    const result: any = await client.callTool({ name: 'web_fetch', arguments: { url: `${pages.origin}/article` } })
+    assert.equal(result.isError, false, result.content[0].text)
+    assert.match(result.content[0].text, /untrusted-content/)
+    assert.match(result.content[0].text, /Paragraph 1 of the loopback article/)
+    assert.equal(result.structuredContent.status, 200)
+  })
+
+  it('calls web_search against a local Messages fixture', async () => {
+    messages.reset()
+    messages.reply('deepseek-multi-result')
+    const result: any = await client.callTool({ name: 'web_search', arguments: { queries: ['node lts'] } })
+    assert.equal(result.isError, false, result.content[0].text)
+    assert.equal(result.structuredContent.sources[0].url, 'https://nodejs.org/en/about/previous-releases')
+    assert.equal(messages.requests[0].headers['x-api-key'], 'sk-mcp-env-key')
+  })
+
+  it('returns a typed error for a blocked address', async () => {
+    // 127.0.0.2 is loopback too, but only 127.0.0.1 is trusted: refused before any connection.
+    const result: any = await client.callTool({ name: 'web_fetch', arguments: { url: `http://127.0.0.2:${pages.port}/article` } })
+    assert.equal(result.isError, true)
+    assert.equal(result._meta['dsh/errorCode'], 'WEB_BLOCKED_ADDRESS')
+    assert.match(result.content[0].text, /127\.0\.0\.0\/8/)
+  })
+
+  it('cancels a slow fetch', async () => {
+    const controller = new AbortController()
+    const pending = client.callTool({ name: 'web_fetch', arguments: { url: `${pages.origin}/slow` } }, undefined, { signal: controller.signal })
+    setTimeout(() => controller.abort('no longer needed'), 300)
+    await assert.rejects(pending)
+    const [id] = await readdir(join(home, 'sessions'))
+    const result = await waitFor(async () => {
+      const events = (await readFile(join(home, 'sessions', id, 'events.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+      return events.find((event) => event.type === 'tool/result' && event.data.tool === 'web_fetch' && event.data.error?.code === 'WEB_ABORTED')
+    }, 'the cancelled fetch in the session log')
+    assert.ok(result)
   })
 })
