@@ -85,7 +85,7 @@ describe('composition loader', () => {
 
   it('refuses YAML tags and __jsExpr values: composition files are data', async () => {
     const tagged = await overlay('tag.cordis.yml', '- id: web\n  config:\n    searchProvider: !!js/function "function () { return 1 }"\n')
-    assert.match((await composeError([tagged])).message, new RegExp(`^${tagged}:3: the YAML tag !!js/function is not allowed`))
+    assert.match((await composeError([tagged])).message, new RegExp(`^${tagged}:3: row "web": the YAML tag !!js/function is not allowed`))
     const expression = await overlay('expr.cordis.yml', '- id: web\n  config:\n    searchProvider: { __jsExpr: "process.exit(1)" }\n')
     assert.match((await composeError([expression])).message, new RegExp(`^${expression}: row "web": "config.searchProvider.__jsExpr" is a __jsExpr value`))
   })

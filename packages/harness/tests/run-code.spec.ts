@@ -126,4 +126,30 @@ describe('run_code (PTC transport)', () => {
     assert.equal(outcome.error?.code, 'CODE_ERROR')
     assert.match(outcome.error!.message, /TypeError: bad thing \(line 3\)/)
   })
+
+  it('runs TypeScript by removing its types, keeping line numbers, with or without language', async () => {
+    const code = [
+      'interface Echoed { text: string }',
+      'const first: Echoed = await tools.echo({ text: "typed" }) as Echoed',
+      'function shout(value: string): string { return value.toUpperCase() }',
+      'shout(first.text)',
+    ].join('\n')
+    for (const extra of [{ language: 'typescript' }, {}]) {
+      const { outcome, structured } = await run(code, extra)
+      assert.equal(outcome.isError, false, outcome.content)
+      assert.equal(structured.result, 'TYPED')
+    }
+    const failing = await run('const a: number = 1\nconst b: string = "x"\nthrow new Error(`at three ${a}${b}`)', { language: 'typescript' })
+    assert.match(failing.outcome.error!.message, /at three 1x \(line 3\)/)
+  })
+
+  it('refuses TypeScript that cannot run by removing types, and keeps JavaScript errors for JavaScript', async () => {
+    const enumCode = await run('enum Color { Red }\nColor.Red', { language: 'typescript' })
+    assert.equal(enumCode.outcome.error?.code, 'CODE_ERROR')
+    assert.match(enumCode.outcome.content, /enums, namespaces, parameter properties.*line 1: enum Color/)
+    const broken = await run('const x = ;')
+    assert.match(broken.outcome.content, /Unexpected token at line 1/)
+    const jsOnly = await run('const a: number = 1', { language: 'javascript' })
+    assert.equal(jsOnly.outcome.error?.code, 'CODE_ERROR')
+  })
 })

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import YAML, { isAlias, isNode, type Node } from 'yaml'
+import YAML, { isAlias, isMap, isNode, isSeq, type Node } from 'yaml'
 
 /** A row as written in a composition file. */
 export interface RowSpec {
@@ -46,7 +46,8 @@ export function parseLayer(file: string, text: string): Layer {
     Node(_key, node) {
       const explicit = (node as Node & { tag?: string }).tag
       if (explicit && !tagProblem) {
-        tagProblem = `${file}${where(text, node)}: the YAML tag ${explicit.replace('tag:yaml.org,2002:', '!!')} is not allowed; composition files hold plain data, never code or typed values.`
+        const row = rowAround(doc, node)
+        tagProblem = `${file}${where(text, node)}: ${row ? `row "${row}": ` : ''}the YAML tag ${explicit.replace('tag:yaml.org,2002:', '!!')} is not allowed; composition files hold plain data, never code or typed values.`
       }
     },
   })
@@ -102,6 +103,20 @@ function findJsExpression(value: unknown, path: string): string | undefined {
     if (key === '__jsExpr') return here
     const found = findJsExpression(item, here)
     if (found) return found
+  }
+  return undefined
+}
+
+/** The id of the top-level row that contains `node`, when it has one. */
+function rowAround(doc: YAML.Document, node: Node): string | undefined {
+  const offset = node.range?.[0]
+  const top = doc.contents
+  if (offset === undefined || !isSeq(top)) return undefined
+  for (const item of top.items) {
+    if (isMap(item) && item.range && item.range[0] <= offset && offset <= item.range[2]) {
+      const id = item.get('id')
+      return typeof id === 'string' ? id : undefined
+    }
   }
   return undefined
 }

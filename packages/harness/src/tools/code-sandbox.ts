@@ -1,8 +1,10 @@
 import { getQuickJS, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle } from 'quickjs-emscripten'
-import { CodeSyntaxError, prepareCode } from './code-transform.js'
+import { type CodeLanguage, CodeSyntaxError, prepareCode } from './code-transform.js'
 
 export interface SandboxOptions {
   code: string
+  /** Without it, code that is not JavaScript is tried as TypeScript. */
+  language?: CodeLanguage
   timeoutMs: number
   memoryBytes: number
   signal: AbortSignal
@@ -46,7 +48,7 @@ export async function runInSandbox(options: SandboxOptions): Promise<SandboxResu
   const logs: string[] = []
   let prepared: string
   try {
-    prepared = prepareCode(options.code)
+    prepared = await prepareCode(options.code, options.language)
   } catch (error) {
     if (error instanceof CodeSyntaxError) return { logs, error: { kind: 'syntax', name: 'SyntaxError', message: error.message, line: error.line } }
     throw error

@@ -26,7 +26,13 @@ interface NestedCall {
 export const RUN_CODE = 'run_code'
 
 /** The PTC transport's one tool: the model writes JavaScript that calls the other tools. */
-export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings): ToolDefinition<{ code: string; timeout_ms?: number }> {
+export interface RunCodeInput {
+  code: string
+  language?: 'javascript' | 'typescript'
+  timeout_ms?: number
+}
+
+export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings): ToolDefinition<RunCodeInput> {
   return {
     name: RUN_CODE,
     get description() {
@@ -36,7 +42,8 @@ export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings):
     inputSchema: {
       type: 'object',
       properties: {
-        code: { type: 'string', minLength: 1, description: 'JavaScript to run. `await tools.NAME(input)` calls a tool; the last expression or a `return` is the result.' },
+        code: { type: 'string', minLength: 1, description: 'JavaScript (or TypeScript) to run. `await tools.NAME(input)` calls a tool; the last expression or a `return` is the result.' },
+        language: { type: 'string', enum: ['javascript', 'typescript'], description: 'Default: JavaScript, and code that does not parse as JavaScript is tried as TypeScript. TypeScript types are removed, not checked.' },
         timeout_ms: { type: 'integer', minimum: 100, maximum: settings.maxTimeoutMs, description: `Wall-clock limit for the whole run, tool calls included (default ${settings.timeoutMs}).` },
       },
       required: ['code'],
@@ -46,12 +53,13 @@ export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings):
   }
 }
 
-async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: { code: string; timeout_ms?: number }, call: ToolCallContext): Promise<ToolResult> {
+async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunCodeInput, call: ToolCallContext): Promise<ToolResult> {
   const calls: NestedCall[] = []
   let counter = 0
   const callable = host.callable()
   const result = await runInSandbox({
     code: input.code,
+    language: input.language,
     timeoutMs: input.timeout_ms ?? settings.timeoutMs,
     memoryBytes: settings.memoryMb * 1024 * 1024,
     signal: call.signal,
@@ -73,7 +81,7 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: { co
     result: (result.value ?? null) as JsonValue,
     logs: result.logs,
     calls: calls as unknown as JsonValue,
-    ...(result.error ? { error: { ...result.error, stack: result.error.stack ?? null } as unknown as JsonValue } : {}),
+    ...(result.error ? { error: JSON.parse(JSON.stringify(result.error)) as JsonValue } : {}),
   }
   let content = renderRunCode(result, calls)
   if (content.length > settings.outputThreshold) {
@@ -112,7 +120,7 @@ function renderRunCode(result: Awaited<ReturnType<typeof runInSandbox>>, calls: 
 function describeRunCode(callable: ToolInfo[], settings: RunCodeSettings): string {
   const list = callable.map((tool) => `- tools.${tool.name}(input): ${tool.description.split('\n')[0]}\n  input schema: ${JSON.stringify(tool.inputSchema)}`)
   return [
-    'Run JavaScript that calls tools, then returns a result. Use it to batch, filter and combine tool calls in one step.',
+    'Run JavaScript (or TypeScript, whose types are removed) that calls tools, then returns a result. Use it to batch, filter and combine tool calls in one step.',
     'Inside the code, `await tools.NAME(input)` calls a tool and returns its structured output (a tool error is thrown as an Error with `code` and `message`).',
     '`console.log` is captured; the value of the last expression, or an explicit `return`, is the result (JSON).',
     `The code runs isolated: no filesystem, network, process, timers, require or import. Limits: ${settings.timeoutMs} ms by default (timeout_ms up to ${settings.maxTimeoutMs}), ${settings.memoryMb} MB of memory.`,
