@@ -52,7 +52,7 @@ describe('composition loader', () => {
       assert.equal(rows.echo.status, 'mounted')
       assert.deepEqual(rows.echo.config, { prefix: 'layered', effects: [] })
       assert.deepEqual(composition.layers, [join(CONFIG_DIR, 'base.cordis.yml'), join(home, 'cordis.yml'), file])
-      const outcome = await composition.ctx.get('tools').invoke('echo', { text: 'x' })
+      const outcome = await composition.ctx.get('tools')!.invoke('echo', { text: 'x' })
       assert.equal(outcome.content, 'layered: x')
     } finally {
       await composition.dispose()

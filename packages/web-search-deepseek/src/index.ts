@@ -19,7 +19,7 @@ export interface Config {
   maxRetries: number
 }
 
-export const Config: Schema<Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   apiKeyEnv: Schema.string()
     .default('DEEPSEEK_API_KEY')
     .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),

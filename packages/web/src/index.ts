@@ -5,7 +5,7 @@ export const name = 'dsh-web'
 
 export type Config = WebConfig
 
-export const Config: Schema<Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   searchProvider: Schema.string().default('deepseek-official').description('Id of the search provider every search goes to.'),
   fetchProvider: Schema.string().default('http').description('Id of the fetch provider every fetch goes to.'),
 })

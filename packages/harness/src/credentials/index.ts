@@ -6,7 +6,7 @@ export const name = 'dsh-harness/credentials'
 
 export type Config = CredentialsConfig
 
-export const Config: Schema<Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   home: Schema.string().default(defaultHome()).description('Folder of the credential store (credentials.json, mode 0600). Defaults to $DSH_HOME, else ~/.dsh.'),
 })
 

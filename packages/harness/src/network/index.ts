@@ -5,7 +5,7 @@ export const name = 'dsh-harness/network'
 
 export type Config = NetworkConfig
 
-export const Config: Schema<Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   mode: Schema.union([Schema.const('allow' as const), Schema.const('deny' as const), Schema.const('allowlist' as const)])
     .default('allow')
     .description('allow: net_read tools run; deny: they are refused; allowlist: only requests to `domains` (and their subdomains) run.'),

@@ -6,7 +6,7 @@ export const name = 'dsh-harness/session'
 
 export type Config = SessionConfig
 
-export const Config: Schema<Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   home: Schema.string().default(defaultHome()).description('Folder whose sessions/ holds the session logs. Defaults to $DSH_HOME, else ~/.dsh.'),
 })
 

@@ -7,7 +7,7 @@ export const name = 'dsh-harness/tools'
 
 export type Config = ToolsConfig
 
-export const Config: Schema<Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   mode: Schema.union([Schema.const('native' as const), Schema.const('ptc' as const)]).default('native')
     .description('How tools reach the model: `native`, each tool with its own schema; `ptc`, one run_code tool whose code calls the others.'),
   runCodeTimeoutMs: Schema.natural().role('ms').min(100).max(600_000).default(30_000).description('run_code: default wall-clock limit of a run, tool calls included.'),
