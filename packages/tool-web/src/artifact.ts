@@ -1,12 +1,6 @@
-import { type ArtifactRef, type SessionHandle, writeArtifact } from 'dsh-web'
+import { type ArtifactRef, writeArtifact } from 'dsh-web'
+import type { ToolCallContext } from 'dsh-harness/tools'
 import { closeOpenFences } from './untrusted-fence.js'
-
-export interface ArtifactOptions {
-  /** The tool whose output this is, e.g. web_search: the file name starts with it. */
-  tool: string
-  callId: string
-  session?: SessionHandle
-}
 
 export interface LimitedOutput {
   content: string
@@ -14,7 +8,11 @@ export interface LimitedOutput {
   artifact?: ArtifactRef
 }
 
-export interface LimitOptions extends ArtifactOptions {
+export interface LimitOptions {
+  /** The tool whose output this is, e.g. web_search: the file name starts with it. */
+  tool: string
+  /** The call: its id names the file, its session holds it. */
+  call: Pick<ToolCallContext, 'callId' | 'session'>
   /** Characters of model-facing text allowed inline. */
   threshold: number
 }
@@ -32,7 +30,7 @@ export function headLength(threshold: number): number {
 export async function limitOutput(content: string, options: LimitOptions): Promise<LimitedOutput> {
   if (content.length <= options.threshold) return { content }
   // The seam's writer: under the session's artifacts/ folder, else a temp folder; WEB_ARTIFACT_WRITE_FAILED on failure.
-  const artifact = await writeArtifact(content, { session: options.session, stem: `${options.tool}-${options.callId}`, extension: 'md' })
+  const artifact = await writeArtifact(content, { session: options.call.session, stem: `${options.tool}-${options.call.callId}`, extension: 'md' })
   const limit = headLength(options.threshold)
   let cut = content.lastIndexOf('\n', limit)
   if (cut < limit / 2) {

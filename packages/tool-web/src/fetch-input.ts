@@ -47,3 +47,8 @@ export function readFetchInput(
   if (allowedDomains) request.allowedDomains = allowedDomains
   return input.max_chars !== undefined && input.max_chars > fetchMaxChars ? { request, cappedFrom: input.max_chars } : { request }
 }
+
+/** Says that `max_chars` was above the largest allowed value and what the call did instead. */
+export function capNote(asked: number, maxChars: number): string {
+  return `max_chars ${asked} is above the largest allowed value, ${maxChars}; this call returned at most ${maxChars} characters.`
+}

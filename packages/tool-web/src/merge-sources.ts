@@ -16,6 +16,11 @@ export function sourceKey(url: string): string {
   }
 }
 
+/** Whether a source has a URL to list, cite and fetch; one without is left out (and counted in a warning). */
+export function hasUrl(source: SearchSource): boolean {
+  return typeof source.url === 'string' && source.url.trim() !== ''
+}
+
 /**
  * Merges the source lists of several queries round-robin by rank (the first
  * of every list, then the second of every list, ...), keeping the first
@@ -29,7 +34,7 @@ export function mergeSources(lists: ReadonlyArray<{ query: number; sources: read
   for (let rank = 0; rank < longest; rank++) {
     for (const list of lists) {
       const source = list.sources[rank]
-      if (!source || typeof source.url !== 'string' || !source.url) continue
+      if (!source || !hasUrl(source)) continue
       const key = sourceKey(source.url)
       const seen = byKey.get(key)
       if (!seen) {

@@ -1,11 +1,5 @@
 import { type FetchedDocument, fenceUntrusted } from 'dsh-web'
 
-export interface RenderFetchOptions {
-  /** The `max_chars` the model asked for when it was above the cap. */
-  cappedFrom?: number
-  maxChars: number
-}
-
 /** Whether the page came with a 2xx status. */
 export function isSuccessStatus(document: FetchedDocument): boolean {
   return !document.error && document.status >= 200 && document.status <= 299
@@ -17,14 +11,13 @@ export function isSuccessStatus(document: FetchedDocument): boolean {
  * notes, the page inside the untrusted fence, and a footer naming the
  * provider's artifact when there is one.
  */
-export function renderFetch(document: FetchedDocument, options: RenderFetchOptions): string {
+export function renderFetch(document: FetchedDocument): string {
   const lines: string[] = [headerLine(document)]
   if (!isSuccessStatus(document)) {
     lines.push(`The server answered with HTTP status ${document.status}: this is its error page, not the content you asked for.`)
   }
   const redirects = document.provenance?.redirects ?? []
   if (redirects.length) lines.push(`Redirected from ${document.provenance.requestedUrl} (${redirects.length} redirect${redirects.length === 1 ? '' : 's'}).`)
-  if (options.cappedFrom !== undefined) lines.push(`Note: max_chars ${options.cappedFrom} is above the limit; it was capped at ${options.maxChars}.`)
   if (document.truncatedReason) lines.push(`Note: ${document.truncatedReason}`)
   for (const warning of document.warnings ?? []) lines.push(`Note: ${warning}`)
   lines.push('')

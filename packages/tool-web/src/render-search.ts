@@ -1,6 +1,6 @@
 import { type Citation, fenceUntrusted } from 'dsh-web'
 import type { MergedSource } from './merge-sources.js'
-import type { WebSearchOutput } from './search-output.js'
+import type { QueryFailure, WebSearchOutput } from './search-output.js'
 
 export const CITE_LINE = 'When you use these results, cite the URLs of the sources you relied on.'
 
@@ -17,12 +17,14 @@ export function renderSearch(output: WebSearchOutput): string {
   const via = output.providerId ? ` via ${output.providerId}` : ''
   const failed = output.failures.length ? `; ${output.failures.length} of ${output.queries.length} failed` : ''
   lines.push(`Web search${via} for ${output.queries.length === 1 ? 'query' : `${output.queries.length} queries`} ${asked}: ${count} source${count === 1 ? '' : 's'}${failed}.`)
-  if (output.queriesRun.length && !sameList(output.queriesRun, output.queries)) {
+  const answered = output.queries.filter((query) => !output.failures.some((failure) => failure.query === query))
+  if (output.queriesRun.length && !sameList(output.queriesRun, answered)) {
     lines.push(`Searches the provider ran: ${output.queriesRun.map((query) => JSON.stringify(query)).join(', ')}.`)
   }
   if (output.filters.length) {
     const described = output.filters.map((report) => `${report.filter} ${report.honoured ? 'honoured' : 'NOT honoured'}${report.note ? ` (${report.note})` : ''}`)
     lines.push(`Filters: ${described.join('; ')}.`)
+    if (output.filters.some((report) => !report.honoured)) lines.push('A filter that is NOT honoured may not hold for these results: check the URLs yourself.')
   }
   for (const warning of output.warnings) lines.push(`Note: ${oneLine(warning)}`)
 
@@ -46,11 +48,18 @@ export function renderSearch(output: WebSearchOutput): string {
     lines.push('')
     const others = output.failures.length < output.queries.length ? ' The results of the other queries are above.' : ''
     lines.push(`Failed queries:${others}`)
-    for (const failure of output.failures) lines.push(`- ${JSON.stringify(failure.query)}: [${failure.code}] ${oneLine(failure.message)}${failure.retryable ? ' (retrying may help)' : ''}`)
+    for (const failure of output.failures) lines.push(`- ${JSON.stringify(failure.query)}: [${failure.code}] ${describeFailure(failure)}`)
   }
   lines.push('')
   lines.push(CITE_LINE)
   return lines.join('\n')
+}
+
+/** A failure's message on one line, with what the model can do about it: wait as the provider asked, or retry. */
+export function describeFailure(failure: QueryFailure): string {
+  const message = oneLine(failure.message)
+  if (failure.retryAfterMs !== undefined) return `${message} (the provider asks to wait ${Math.max(1, Math.ceil(failure.retryAfterMs / 1000))} s before retrying)`
+  return failure.retryable ? `${message} (retrying may help)` : message
 }
 
 function renderSource(source: MergedSource, index: number, several: boolean): string {

@@ -1,5 +1,5 @@
 import { type ArtifactRef, type Citation, type SearchFilterName, type SearchFilterReport, type SearchRequest, type SearchResult, type SearchUsage, WebError } from 'dsh-web'
-import { type MergedSource, mergeSources } from './merge-sources.js'
+import { hasUrl, type MergedSource, mergeSources } from './merge-sources.js'
 
 /** One query that did not return, with its typed failure. */
 export interface QueryFailure {
@@ -7,6 +7,8 @@ export interface QueryFailure {
   code: string
   message: string
   retryable: boolean
+  /** How long the provider asked to wait before a retry, when it said. */
+  retryAfterMs?: number
 }
 
 /** A provider's answer to one query: prose by its model, never page text. */
@@ -44,7 +46,7 @@ export function buildSearchOutput(request: Omit<SearchRequest, 'query'>, settled
   const failures: QueryFailure[] = []
   settled.forEach((entry, index) => {
     if ('result' in entry) results.push({ index, query: entry.query, result: entry.result })
-    else failures.push({ query: entry.query, code: entry.error.code, message: entry.error.message, retryable: entry.error.retryable })
+    else failures.push(toFailure(entry.query, entry.error))
   })
 
   const providerId = results[0]?.result.providerId ?? firstProviderId(settled) ?? null
@@ -58,7 +60,10 @@ export function buildSearchOutput(request: Omit<SearchRequest, 'query'>, settled
   }
   const warnings: string[] = []
   for (const { query, result } of results) {
-    for (const warning of result.warnings ?? []) warnings.push(settled.length > 1 ? `${JSON.stringify(query)}: ${warning}` : warning)
+    const noted = (warning: string) => warnings.push(settled.length > 1 ? `${JSON.stringify(query)}: ${warning}` : warning)
+    for (const warning of result.warnings ?? []) noted(warning)
+    const unlinked = (result.sources ?? []).filter((source) => !hasUrl(source)).length
+    if (unlinked) noted(`${unlinked} source${unlinked === 1 ? '' : 's'} without a URL left out (nothing to cite or fetch).`)
   }
 
   const output: WebSearchOutput = {
@@ -74,6 +79,12 @@ export function buildSearchOutput(request: Omit<SearchRequest, 'query'>, settled
   const usage = sumUsage(results.map(({ result }) => result.usage))
   if (usage) output.usage = usage
   return output
+}
+
+function toFailure(query: string, error: WebError): QueryFailure {
+  const failure: QueryFailure = { query, code: error.code, message: error.message, retryable: error.retryable }
+  if (typeof error.details.retryAfterMs === 'number') failure.retryAfterMs = error.details.retryAfterMs
+  return failure
 }
 
 function firstProviderId(settled: QuerySettlement[]): string | undefined {

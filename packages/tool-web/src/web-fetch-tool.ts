@@ -2,8 +2,8 @@ import type { Context } from 'cordis'
 import type { FetchedDocument } from 'dsh-web'
 import type { ToolCallContext, ToolDefinition, ToolResult } from 'dsh-harness/tools'
 import { limitOutput } from './artifact.js'
-import { raceSignal, startDeadline } from './deadline.js'
-import { type WebFetchInput, readFetchInput, webFetchInputSchema } from './fetch-input.js'
+import { withDeadline } from './deadline.js'
+import { capNote, type WebFetchInput, readFetchInput, webFetchInputSchema } from './fetch-input.js'
 import { toJsonData } from './json-data.js'
 import { policyAllowedDomains } from './network-policy.js'
 import { isSuccessStatus, renderFetch } from './render-fetch.js'
@@ -34,22 +34,18 @@ export function createWebFetchTool(ctx: Context, config: ToolWebConfig): ToolDef
 
 async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchInput, call: ToolCallContext): Promise<ToolResult> {
   const { request, cappedFrom } = readFetchInput(input, config.fetchMaxChars, policyAllowedDomains(ctx))
-  const deadline = startDeadline(call.signal, config.fetchTimeoutMs, 'The web fetch')
-  let document: FetchedDocument
-  try {
-    document = await raceSignal(ctx.web.fetch(request, { signal: deadline.signal, session: call.session, callId: call.callId }), deadline.signal, 'The web fetch')
-  } finally {
-    deadline.dispose()
-  }
+  const fetched = await withDeadline(call, { timeoutMs: config.fetchTimeoutMs, what: 'The web fetch', hint: FETCH_TIMEOUT_HINT }, ({ providerCall, race }) =>
+    race(ctx.web.fetch(request, providerCall)),
+  )
+  // The cap is said where programs (PTC code) look as well as in the text.
+  const document: FetchedDocument =
+    cappedFrom === undefined ? fetched : { ...fetched, warnings: [...(fetched.warnings ?? []), capNote(cappedFrom, request.maxChars)] }
 
-  const limited = await limitOutput(renderFetch(document, { cappedFrom, maxChars: request.maxChars }), {
-    tool: 'web_fetch',
-    callId: call.callId,
-    session: call.session,
-    threshold: config.outputThreshold,
-  })
+  const limited = await limitOutput(renderFetch(document), { tool: 'web_fetch', call, threshold: config.outputThreshold })
   const structured = toJsonData(limited.artifact ? { ...document, outputArtifact: limited.artifact } : document)
   if (isSuccessStatus(document)) return { content: limited.content, structured }
   const message = document.error?.message ?? `The server answered with HTTP status ${document.status}.`
   return { content: limited.content, structured, isError: true, error: { code: 'WEB_HTTP_STATUS', message } }
 }
+
+const FETCH_TIMEOUT_HINT = 'the site may be slow or unreachable: try again later, or read another source.'

@@ -1,10 +1,10 @@
 import type { Context } from 'cordis'
-import { type SearchResult, WebError } from 'dsh-web'
+import { WebError } from 'dsh-web'
 import type { ToolCallContext, ToolDefinition, ToolResult } from 'dsh-harness/tools'
 import { limitOutput } from './artifact.js'
-import { raceSignal, startDeadline } from './deadline.js'
+import { withDeadline } from './deadline.js'
 import { toJsonData } from './json-data.js'
-import { CITE_LINE, renderSearch } from './render-search.js'
+import { CITE_LINE, describeFailure, renderSearch } from './render-search.js'
 import { type WebSearchInput, readSearchInput, webSearchInputSchema } from './search-input.js'
 import { type QuerySettlement, type WebSearchOutput, buildSearchOutput } from './search-output.js'
 import type { ToolWebConfig } from './tool-web-config.js'
@@ -33,34 +33,24 @@ export function createWebSearchTool(ctx: Context, config: ToolWebConfig): ToolDe
 
 async function runWebSearch(ctx: Context, config: ToolWebConfig, input: WebSearchInput, call: ToolCallContext): Promise<ToolResult> {
   const { queries, request } = readSearchInput(input)
-  const deadline = startDeadline(call.signal, config.searchTimeoutMs, 'The web search')
-  let settled: QuerySettlement[]
-  try {
-    const providerCall = { signal: deadline.signal, session: call.session, callId: call.callId }
-    settled = await Promise.all(
+  const deadline = { timeoutMs: config.searchTimeoutMs, what: 'The web search', hint: SEARCH_TIMEOUT_HINT }
+  const settled = await withDeadline(call, deadline, ({ providerCall, race }) =>
+    Promise.all(
       queries.map(async (query): Promise<QuerySettlement> => {
         try {
-          const result: SearchResult = await raceSignal(ctx.web.search({ ...request, query }, providerCall), deadline.signal, 'The web search')
-          return { query, result }
+          return { query, result: await race(ctx.web.search({ ...request, query }, providerCall)) }
         } catch (error) {
           if (WebError.is(error)) return { query, error }
           throw error
         }
       }),
-    )
-  } finally {
-    deadline.dispose()
-  }
+    ),
+  )
 
   const output = buildSearchOutput(request, settled)
   if (output.failures.length === queries.length) return allFailed(output)
 
-  const limited = await limitOutput(renderSearch(output), {
-    tool: 'web_search',
-    callId: call.callId,
-    session: call.session,
-    threshold: config.outputThreshold,
-  })
+  const limited = await limitOutput(renderSearch(output), { tool: 'web_search', call, threshold: config.outputThreshold })
   let content = limited.content
   if (limited.artifact) {
     output.artifact = limited.artifact
@@ -69,14 +59,16 @@ async function runWebSearch(ctx: Context, config: ToolWebConfig, input: WebSearc
   return { content, structured: toJsonData(output) }
 }
 
+const SEARCH_TIMEOUT_HINT = 'fewer or narrower queries may finish in time.'
+
 /** Every query failed: an error outcome that names each query's code. */
 function allFailed(output: WebSearchOutput): ToolResult {
   const codes = [...new Set(output.failures.map((failure) => failure.code))]
   const code = codes.length === 1 ? codes[0] : 'WEB_SEARCH_FAILED'
   const message =
     output.failures.length === 1
-      ? output.failures[0].message
+      ? describeFailure(output.failures[0])
       : `All ${output.failures.length} queries failed: ` +
-        output.failures.map((failure) => `${JSON.stringify(failure.query)}: [${failure.code}] ${failure.message}`).join(' ')
+        output.failures.map((failure) => `${JSON.stringify(failure.query)}: [${failure.code}] ${describeFailure(failure)}`).join(' ')
   return { content: `Error [${code}]: ${message}`, isError: true, error: { code, message }, structured: toJsonData(output) }
 }

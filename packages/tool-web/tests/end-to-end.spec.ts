@@ -64,6 +64,11 @@ describe('end to end through the real providers on loopback', () => {
       request.on('end', () => {
         if (request.method === 'POST' && request.url?.endsWith('/messages')) {
           received.push(body)
+          if (body.includes('retry-after-me')) {
+            response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '20' })
+            response.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Slow down, says the fixture.' } }))
+            return
+          }
           if (body.includes('rate-limit-me')) {
             response.writeHead(429, { 'content-type': 'application/json' })
             response.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Too many requests in the fixture.' } }))
@@ -83,16 +88,22 @@ describe('end to end through the real providers on loopback', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     home = await mkdtemp(join(tmpdir(), 'dsh-tool-web-e2e-'))
-    ctx = new Context()
+    ctx = await mountRealProviders({ maxRetries: 0 }, { fetchMaxChars: 700 })
+  })
+
+  /** The real session, tools and web services, the DeepSeek provider aimed at the fixture, the HTTP fetch provider trusting loopback. */
+  async function mountRealProviders(deepSeek: Partial<searchDeepSeek.Config>, config: Partial<toolWeb.Config>): Promise<Context> {
+    const ctx = new Context()
     ctx.plugin(session, { home })
     ctx.plugin(tools, { mode: 'native' })
     ctx.plugin(web, { searchProvider: 'deepseek-official', fetchProvider: 'http' })
-    ctx.plugin(searchDeepSeek, { apiKeyEnv: 'DSH_TOOL_WEB_E2E_UNSET_KEY', apiKey: 'sk-e2e-literal', baseURL: `${base}/anthropic`, maxRetries: 0 })
+    ctx.plugin(searchDeepSeek, { apiKeyEnv: 'DSH_TOOL_WEB_E2E_UNSET_KEY', apiKey: 'sk-e2e-literal', baseURL: `${base}/anthropic`, ...deepSeek })
     ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1'] })
-    ctx.plugin(toolWeb, { fetchMaxChars: 700 })
+    ctx.plugin(toolWeb, config)
     await ctx.start()
     await ctx.lifecycle.flush()
-  })
+    return ctx
+  }
 
   after(async () => {
     await ctx?.stop()
@@ -144,5 +155,25 @@ describe('end to end through the real providers on loopback', () => {
     assert.equal(missing.error?.code, 'WEB_HTTP_STATUS')
     assert.match(missing.content, /HTTP 404/)
     assert.match(missing.content, /This page is gone/)
+  })
+
+  it('a 429 whose retry-after outlasts the tool\'s deadline comes back at once as WEB_PROVIDER_RATE_LIMITED with its retry-after, not as WEB_TIMEOUT after waiting (regression: the tool did not pass its deadline to the provider)', async () => {
+    // Retries on (the provider's default), its own deadline 60 s: only the tool's 3 s deadline makes a 20 s wait pointless.
+    const retrying = await mountRealProviders({ maxRetries: 2, timeoutMs: 60_000 }, { searchTimeoutMs: 3_000 })
+    try {
+      const before = received.length
+      const outcome = await retrying.tools.invoke('web_search', { queries: ['retry-after-me'] })
+      // Without the deadline the provider would start the 20 s wait and the tool's 3 s deadline would end it as WEB_TIMEOUT.
+      assert.equal(outcome.error?.code, 'WEB_PROVIDER_RATE_LIMITED', outcome.content)
+      assert.equal(received.length - before, 1, 'one attempt: no retry wait was started')
+      assert.match(outcome.content, /Slow down, says the fixture\. \(the provider asks to wait 20 s before retrying\)$/)
+      const failures = (outcome.structured as any).failures
+      assert.deepEqual(
+        failures.map((failure: any) => [failure.query, failure.code, failure.retryable, failure.retryAfterMs]),
+        [['retry-after-me', 'WEB_PROVIDER_RATE_LIMITED', true, 20_000]],
+      )
+    } finally {
+      await retrying.stop()
+    }
   })
 })

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -52,16 +53,7 @@ export function cannedSearch(table: Record<string, CannedQuery>, id = SEARCH_ID)
       if ('fail' in canned) throw canned.fail
       if ('bug' in canned) throw canned.bug
       if ('hang' in canned) return new Promise<never>(() => {})
-      if ('wait' in canned) {
-        return new Promise<never>((_, reject) => {
-          const onAbort = () => {
-            record.abortedWith = call.signal.reason
-            reject(abortError(call.signal, 'The test search'))
-          }
-          if (call.signal.aborted) onAbort()
-          else call.signal.addEventListener('abort', onAbort, { once: true })
-        })
-      }
+      if ('wait' in canned) return waitForAbort(record, 'The test search')
       return {
         providerId: id,
         query: request.query,
@@ -74,6 +66,19 @@ export function cannedSearch(table: Record<string, CannedQuery>, id = SEARCH_ID)
       }
     },
   }
+}
+
+/** Settles only when the call's signal goes down: records the reason, rejects as a provider would. */
+function waitForAbort(record: { call: ProviderCall; abortedWith?: unknown }, what: string): Promise<never> {
+  const { signal } = record.call
+  return new Promise<never>((_, reject) => {
+    const onAbort = () => {
+      record.abortedWith = signal.reason
+      reject(abortError(signal, what))
+    }
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 /** A known page the fetch provider serves. */
@@ -105,14 +110,7 @@ export function pagingFetch(pages: Record<string, KnownPage>, id = FETCH_ID): Fe
     async fetch(request, call) {
       const record: FetchCall = { request, call }
       calls.push(record)
-      if (request.url.startsWith('wait:')) {
-        return new Promise<never>((_, reject) => {
-          call.signal.addEventListener('abort', () => {
-            record.abortedWith = call.signal.reason
-            reject(abortError(call.signal, 'The test fetch'))
-          }, { once: true })
-        })
-      }
+      if (request.url.startsWith('wait:')) return waitForAbort(record, 'The test fetch')
       const page = pages[request.url]
       if (!page) throw new WebError('WEB_FETCH_FAILED', `test provider: no page at ${request.url}`)
       const offset = request.offset ?? 0
@@ -214,4 +212,16 @@ export function fenced(text: string): string {
 
 export function source(url: string, title: string, snippet?: string, publishedDate?: string): SearchSource {
   return { url, title, ...(snippet ? { snippet } : {}), ...(publishedDate ? { publishedDate } : {}) }
+}
+
+/** An input the tool must refuse, and the message that must name what is wrong. */
+export type Refusal = [input: unknown, message: RegExp]
+
+/** Invokes the tool with each input; each must end as INVALID_ARGUMENT with its message. */
+export async function assertRefused(ctx: Context, tool: string, refusals: Refusal[]): Promise<void> {
+  for (const [input, message] of refusals) {
+    const outcome = await ctx.tools.invoke(tool, input)
+    assert.equal(outcome.error?.code, 'INVALID_ARGUMENT', JSON.stringify(input))
+    assert.match(outcome.content, message, JSON.stringify(input))
+  }
 }

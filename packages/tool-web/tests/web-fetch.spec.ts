@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
-import { cannedSearch, fenced, fences, mount, networkPolicy, pagingFetch, source } from './helpers.js'
+import { assertRefused, cannedSearch, fenced, fences, mount, networkPolicy, pagingFetch, type Refusal, source } from './helpers.js'
 
 const LONG = Array.from({ length: 50 }, (_, index) => `Paragraph ${index}: ${'lorem ipsum '.repeat(4)}`).join('\n')
 
@@ -50,10 +50,13 @@ describe('web_fetch', () => {
     try {
       const capped = await ctx.tools.invoke('web_fetch', { url: 'https://docs.example/long', format: 'text', extract: 'full', max_chars: 5_000, offset: 10 })
       assert.deepEqual(provider.calls[0].request, { url: 'https://docs.example/long', format: 'text', maxChars: 500, offset: 10, extract: 'full' })
-      assert.match(capped.content, /Note: max_chars 5000 is above the limit; it was capped at 500\./)
+      const note = 'max_chars 5000 is above the largest allowed value, 500; this call returned at most 500 characters.'
+      assert.ok(capped.content.includes(`\nNote: ${note}\n`), capped.content)
+      assert.deepEqual((capped.structured as any).warnings, [note], 'PTC code sees the cap too')
       const small = await ctx.tools.invoke('web_fetch', { url: 'https://docs.example/long', max_chars: 20 })
       assert.equal(provider.calls[1].request.maxChars, 20)
-      assert.ok(!small.content.includes('capped'))
+      assert.ok(!small.content.includes('max_chars'))
+      assert.deepEqual((small.structured as any).warnings, [])
       assert.match(small.content.split('\n')[0], /Characters 0–20 of/)
     } finally {
       await cleanup()
@@ -75,7 +78,7 @@ describe('web_fetch', () => {
     const provider = pagingFetch({})
     const { ctx, cleanup } = await mount({ fetch: provider })
     try {
-      const cases: [unknown, RegExp][] = [
+      const cases: Refusal[] = [
         [{ url: 'https://a.example/', headers: { Authorization: 'Bearer x' } }, /unknown argument "headers" \(allowed: url, format, max_chars, offset, extract\)/],
         [{ url: 'https://a.example/', method: 'POST' }, /unknown argument "method"/],
         [{ url: 'https://a.example/', cookies: 'a=b' }, /unknown argument "cookies"/],
@@ -86,11 +89,7 @@ describe('web_fetch', () => {
         [{ url: 'https://a.example/', max_chars: 0 }, /"max_chars" must be >= 1/],
         [{ url: 'https://a.example/', max_chars: 1.5 }, /"max_chars" must be integer/],
       ]
-      for (const [input, message] of cases) {
-        const outcome = await ctx.tools.invoke('web_fetch', input)
-        assert.equal(outcome.error?.code, 'INVALID_ARGUMENT', JSON.stringify(input))
-        assert.match(outcome.content, message, JSON.stringify(input))
-      }
+      await assertRefused(ctx, 'web_fetch', cases)
       assert.equal(provider.calls.length, 0)
     } finally {
       await cleanup()
@@ -171,9 +170,23 @@ describe('web_fetch', () => {
     try {
       const outcome = await ctx.tools.invoke('web_fetch', { url: 'wait:forever' })
       assert.equal(outcome.error?.code, 'WEB_TIMEOUT')
-      assert.match(outcome.content, /The web fetch took longer than its deadline of 25 ms/)
+      assert.match(outcome.content, /The web fetch took longer than its deadline of 25 ms and was stopped; the site may be slow or unreachable: try again later, or read another source\./)
       assert.equal(provider.calls[0].call.signal.aborted, true)
       assert.ok(WebError.is(provider.calls[0].abortedWith) && (provider.calls[0].abortedWith as WebError).code === 'WEB_TIMEOUT')
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('hands the provider the tool\'s deadline as epoch ms (start plus fetchTimeoutMs), so it starts no retry wait beyond it', async () => {
+    const provider = pagingFetch({ 'https://docs.example/a': { text: 'A' } })
+    const { ctx, cleanup } = await mount({ fetch: provider, config: { fetchTimeoutMs: 7_000 } })
+    try {
+      const before = Date.now()
+      await ctx.tools.invoke('web_fetch', { url: 'https://docs.example/a' })
+      const after = Date.now()
+      const { deadline } = provider.calls[0].call
+      assert.ok(deadline !== undefined && deadline >= before + 7_000 && deadline <= after + 7_000, `${deadline} within [${before + 7_000}, ${after + 7_000}]`)
     } finally {
       await cleanup()
     }

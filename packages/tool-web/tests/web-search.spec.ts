@@ -4,7 +4,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
-import { cannedSearch, fences, mount, source } from './helpers.js'
+import { assertRefused, cannedSearch, fences, mount, type Refusal, source } from './helpers.js'
 
 const SOURCES_A = [
   source('https://a.example/1', 'A one', 'first snippet of a', '2025-03-01'),
@@ -109,6 +109,7 @@ describe('web_search', () => {
       assert.match(outcome.content, /1 of 2 failed/)
       assert.match(outcome.content, /- "bad": \[WEB_PROVIDER_RATE_LIMITED\] Slow down, says the provider\. \(retrying may help\)/)
       assert.match(outcome.content, /The results of the other queries are above/)
+      assert.ok(!outcome.content.includes('Searches the provider ran'), 'the failed query is not mistaken for a search the provider rewrote')
     } finally {
       await cleanup()
     }
@@ -119,19 +120,25 @@ describe('web_search', () => {
       one: { fail: new WebError('WEB_PROVIDER_RATE_LIMITED', 'Too many.') },
       two: { fail: new WebError('WEB_PROVIDER_ERROR', 'Provider down.') },
       three: { fail: new WebError('WEB_PROVIDER_ERROR', 'Provider down again.') },
+      final: { fail: new WebError('WEB_PROVIDER_AUTH_FAILED', 'Key refused.') },
     })
     const { ctx, cleanup } = await mount({ search: provider })
     try {
       const mixed = await ctx.tools.invoke('web_search', { queries: ['one', 'two'] })
       assert.equal(mixed.isError, true)
       assert.equal(mixed.error?.code, 'WEB_SEARCH_FAILED')
-      assert.match(mixed.error!.message, /All 2 queries failed: "one": \[WEB_PROVIDER_RATE_LIMITED\] Too many\. "two": \[WEB_PROVIDER_ERROR\] Provider down\./)
+      assert.equal(
+        mixed.error!.message,
+        'All 2 queries failed: "one": [WEB_PROVIDER_RATE_LIMITED] Too many. (retrying may help) "two": [WEB_PROVIDER_ERROR] Provider down. (retrying may help)',
+      )
       assert.equal((mixed.structured as any).failures.length, 2)
       const same = await ctx.tools.invoke('web_search', { queries: ['two', 'three'] })
       assert.equal(same.error?.code, 'WEB_PROVIDER_ERROR')
       const single = await ctx.tools.invoke('web_search', { queries: ['one'] })
-      assert.deepEqual(single.error, { code: 'WEB_PROVIDER_RATE_LIMITED', message: 'Too many.' })
-      assert.equal(single.content, 'Error [WEB_PROVIDER_RATE_LIMITED]: Too many.')
+      assert.deepEqual(single.error, { code: 'WEB_PROVIDER_RATE_LIMITED', message: 'Too many. (retrying may help)' })
+      assert.equal(single.content, 'Error [WEB_PROVIDER_RATE_LIMITED]: Too many. (retrying may help)')
+      const final = await ctx.tools.invoke('web_search', { queries: ['final'] })
+      assert.deepEqual(final.error, { code: 'WEB_PROVIDER_AUTH_FAILED', message: 'Key refused.' }, 'no retry hint where retrying cannot help')
     } finally {
       await cleanup()
     }
@@ -160,6 +167,7 @@ describe('web_search', () => {
         { filter: 'user_location', honoured: false, note: 'the provider did not report this filter for every query' },
       ])
       assert.match(outcome.content, /Filters: allowed_domains honoured \(best effort\); user_location NOT honoured/)
+      assert.match(outcome.content, /\nA filter that is NOT honoured may not hold for these results: check the URLs yourself\.\n/)
     } finally {
       await cleanup()
     }
@@ -169,7 +177,7 @@ describe('web_search', () => {
     const provider = cannedSearch({})
     const { ctx, cleanup } = await mount({ search: provider, config: { searchMaxQueries: 2 } })
     try {
-      const cases: [unknown, RegExp][] = [
+      const cases: Refusal[] = [
         [{ queries: ['a'], allowed_domains: ['a.example'], blocked_domains: ['b.example'] }, /Give allowed_domains or blocked_domains, not both/],
         [{ queries: ['a', '   '] }, /queries\[1\] is blank/],
         [{ queries: [] }, /"queries" must NOT have fewer than 1 items/],
@@ -184,11 +192,7 @@ describe('web_search', () => {
         [{ queries: ['a'], blocked_domains: ['https://spam.example/path'] }, /blocked_domains\[0\] "https:\/\/spam\.example\/path" is not a domain name/],
         [{ queries: 'a' }, /"queries" must be array/],
       ]
-      for (const [input, message] of cases) {
-        const outcome = await ctx.tools.invoke('web_search', input)
-        assert.equal(outcome.error?.code, 'INVALID_ARGUMENT', JSON.stringify(input))
-        assert.match(outcome.content, message, JSON.stringify(input))
-      }
+      await assertRefused(ctx, 'web_search', cases)
       assert.equal(provider.calls.length, 0)
     } finally {
       await cleanup()
@@ -202,7 +206,7 @@ describe('web_search', () => {
       const outcome = await ctx.tools.invoke('web_search', { queries: ['slow', 'slower'] })
       assert.equal(outcome.isError, true)
       assert.equal(outcome.error?.code, 'WEB_TIMEOUT')
-      assert.match(outcome.content, /deadline of 30 ms/)
+      assert.match(outcome.content, /deadline of 30 ms and was stopped; fewer or narrower queries may finish in time\./)
       assert.equal(provider.calls.length, 2)
       for (const call of provider.calls) {
         assert.equal(call.call.signal.aborted, true)
@@ -253,6 +257,54 @@ describe('web_search', () => {
       const events = await s.read()
       assert.deepEqual(events.map((event) => event.type), ['tool/call', 'tool/result'])
       assert.deepEqual((events[1].data as any).structured.sources[0].url, 'https://q.example/')
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('hands every query the tool\'s deadline as epoch ms (start plus searchTimeoutMs), so the provider starts no retry wait beyond it', async () => {
+    const provider = cannedSearch({ a: { sources: [] }, b: { sources: [] } })
+    const { ctx, cleanup } = await mount({ search: provider, config: { searchTimeoutMs: 5_000 } })
+    try {
+      const before = Date.now()
+      await ctx.tools.invoke('web_search', { queries: ['a', 'b'] })
+      const after = Date.now()
+      const deadlines = provider.calls.map((call) => call.call.deadline)
+      assert.equal(deadlines.length, 2)
+      assert.equal(deadlines[0], deadlines[1], 'one deadline for all queries of the call')
+      assert.ok(deadlines[0]! >= before + 5_000 && deadlines[0]! <= after + 5_000, `${deadlines[0]} within [${before + 5_000}, ${after + 5_000}]`)
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('says how long the provider asked to wait before a retry, beside the other results and when it is the only query', async () => {
+    const limited = new WebError('WEB_PROVIDER_RATE_LIMITED', 'Slow down.', { details: { providerId: 'test-search', status: 429, retryAfterMs: 1_500 } })
+    const provider = cannedSearch({ good: { sources: [source('https://good.example/', 'Good')] }, busy: { fail: limited } })
+    const { ctx, cleanup } = await mount({ search: provider })
+    try {
+      const beside = await ctx.tools.invoke('web_search', { queries: ['good', 'busy'] })
+      assert.equal(beside.isError, false)
+      assert.deepEqual((beside.structured as any).failures, [
+        { query: 'busy', code: 'WEB_PROVIDER_RATE_LIMITED', message: 'Slow down.', retryable: true, retryAfterMs: 1_500 },
+      ])
+      assert.match(beside.content, /- "busy": \[WEB_PROVIDER_RATE_LIMITED\] Slow down\. \(the provider asks to wait 2 s before retrying\)/)
+      const alone = await ctx.tools.invoke('web_search', { queries: ['busy'] })
+      assert.deepEqual(alone.error, { code: 'WEB_PROVIDER_RATE_LIMITED', message: 'Slow down. (the provider asks to wait 2 s before retrying)' })
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('names sources the provider returned without a URL instead of dropping them silently', async () => {
+    const provider = cannedSearch({ q: { sources: [source('https://q.example/', 'Q'), { url: '', title: 'No link' }, { url: ' ', title: 'Blank' }] } })
+    const { ctx, cleanup } = await mount({ search: provider })
+    try {
+      const outcome = await ctx.tools.invoke('web_search', { queries: ['q'] })
+      const structured = outcome.structured as any
+      assert.deepEqual(structured.sources.map((item: any) => item.url), ['https://q.example/'])
+      assert.deepEqual(structured.warnings, ['2 sources without a URL left out (nothing to cite or fetch).'])
+      assert.match(outcome.content, /\nNote: 2 sources without a URL left out \(nothing to cite or fetch\)\.\n/)
     } finally {
       await cleanup()
     }
