@@ -1,6 +1,7 @@
 import { WebError, redactUrl } from 'dsh-web'
+import type { ContentKind } from './decode-body.js'
 
-export type ContentKind = 'html' | 'text'
+export type { ContentKind } from './decode-body.js'
 
 /** The media type without parameters, lower case; undefined when absent or malformed. */
 export function essence(contentType: string | undefined): string | undefined {
@@ -71,8 +72,4 @@ export function sniffBinary(bytes: Uint8Array): string | undefined {
   return undefined
 }
 
-/** For a response without a usable Content-Type: HTML if it starts like HTML, else text. */
-export function sniffKind(text: string): ContentKind {
-  const head = text.slice(0, 1024).trimStart().toLowerCase()
-  return /^(?:<!doctype html|<html|<head|<body|<!--|<meta|<title|<div|<p\b|<script)/.test(head) ? 'html' : 'text'
-}
+export { sniffKind } from './decode-body.js'

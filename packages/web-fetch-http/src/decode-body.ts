@@ -4,6 +4,8 @@
  * Labels are resolved with the WHATWG encoding set (TextDecoder does this).
  */
 
+export type ContentKind = 'html' | 'text'
+
 export interface DecodedText {
   text: string
   charset: string
@@ -92,4 +94,10 @@ export function decodeBody(bytes: Uint8Array, contentType: string | undefined, i
     if (fromMeta && fromMeta !== 'replacement') return { text: decodeWith(fromMeta, bytes), charset: fromMeta, source: 'meta' }
   }
   return { text: decodeWith('utf-8', bytes), charset: 'utf-8', source: 'default' }
+}
+
+/** For a response without a usable Content-Type: HTML if it starts like HTML, else text. */
+export function sniffKind(text: string): ContentKind {
+  const head = text.slice(0, 1024).trimStart().toLowerCase()
+  return /^(?:<!doctype html|<html|<head|<body|<!--|<meta|<title|<div|<p\b|<script)/.test(head) ? 'html' : 'text'
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
+import type { ConvertInput, ConvertOutput } from './convert-body.js'
 import type { ExtractInput, ExtractOutput } from './extract-html.js'
 import type { ExtractJob, ExtractReply } from './extract-worker.js'
 
@@ -19,7 +20,9 @@ export interface ExtractPoolOptions {
 
 interface Pending {
   job: ExtractJob
-  resolve(output: ExtractOutput): void
+  /** Moved, not copied, to the worker. */
+  transfer: ArrayBuffer[]
+  resolve(output: ExtractOutput | ConvertOutput): void
   reject(error: unknown): void
   signal: AbortSignal
   onAbort?: () => void
@@ -68,11 +71,27 @@ export class ExtractPool {
     this.maxHeapMb = options.maxHeapMb ?? 1024
   }
 
+  /** HTML text to what the model reads. */
   extract(input: ExtractInput, signal: AbortSignal): Promise<ExtractOutput> {
+    return this.run({ id: this.nextId++, type: 'extract', input }, [], signal) as Promise<ExtractOutput>
+  }
+
+  /**
+   * Body bytes to what the model reads (hash, decoding, extraction). The bytes'
+   * buffer is transferred to the worker when `input.bytes` is all of it, so the
+   * caller must not use them afterwards.
+   */
+  convert(input: ConvertInput, signal: AbortSignal): Promise<ConvertOutput> {
+    const { bytes } = input
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal) as Promise<ConvertOutput>
+  }
+
+  private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ExtractOutput | ConvertOutput> {
     if (this.closed) return Promise.reject(new WebError('WEB_FETCH_FAILED', 'The fetch provider has been shut down.'))
-    if (signal.aborted) return Promise.reject(abortError(signal, `Extracting ${redactUrl(input.url)}`))
-    return new Promise<ExtractOutput>((resolve, reject) => {
-      const pending: Pending = { job: { id: this.nextId++, input }, resolve, reject, signal }
+    if (signal.aborted) return Promise.reject(abortError(signal, `Extracting ${redactUrl(job.input.url)}`))
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { job, transfer, resolve, reject, signal }
       pending.onAbort = () => this.abort(pending)
       signal.addEventListener('abort', pending.onAbort, { once: true })
       this.queue.push(pending)
@@ -122,7 +141,7 @@ export class ExtractPool {
         )
         void this.end(slot!, error)
       }, this.parseTimeoutMs)
-      slot.worker.postMessage(pending.job)
+      slot.worker.postMessage(pending.job, pending.transfer)
     }
   }
 
@@ -195,7 +214,7 @@ export class ExtractPool {
     if (slot) void this.end(slot, error)
   }
 
-  private settle(pending: Pending, error?: unknown, output?: ExtractOutput) {
+  private settle(pending: Pending, error?: unknown, output?: ExtractOutput | ConvertOutput) {
     if (pending.onAbort) pending.signal.removeEventListener('abort', pending.onAbort)
     if (error !== undefined) pending.reject(error)
     else pending.resolve(output!)

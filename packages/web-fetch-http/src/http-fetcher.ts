@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { WebError, abortError, redactUrl } from 'dsh-web'
+import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
+import { WebError, abortError, redactUrl, writeArtifact } from 'dsh-web'
 import type {
   ArtifactRef,
   DocumentLink,
@@ -15,9 +16,7 @@ import type {
   SessionHandle,
 } from 'dsh-web'
 import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
-import { writeArtifact } from './artifact.js'
-import { classifyContentType, essence, sniffBinary, sniffKind } from './content-type.js'
-import { decodeBody } from './decode-body.js'
+import { classifyContentType, essence, sniffBinary } from './content-type.js'
 import { DocumentCache } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
 import { readBody } from './read-body.js'
@@ -51,8 +50,14 @@ export interface HttpFetcherOptions {
   cacheTtlMs?: number
   /** Converted text longer than this is also written whole to an artifact file (default 200,000 characters). */
   artifactThreshold?: number
-  /** Where artifacts go when the call has no session (default: the system temp dir). */
+  /** Where artifacts go when the call has no session (default: the seam's temp folder, $TMPDIR/dsh-artifacts). */
   artifactDir?: string
+  /**
+   * Certificate authorities (PEM) trusted for https in addition to Node's
+   * bundled roots and NODE_EXTRA_CA_CERTS: for an operator's internal CA or a
+   * test CA. Verification of the chain and the host name always stays on.
+   */
+  ca?: string | Buffer | Array<string | Buffer>
   /** Extraction deadline per page (default 15 s). */
   extractTimeoutMs?: number
   /** Extraction worker threads (default: cores − 1, 1 to 4). */
@@ -92,6 +97,7 @@ interface CachedDocument {
 }
 
 const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
+const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
 const EXTRACTS: FetchExtract[] = ['main', 'full']
 
 function checkEnum<T extends string>(value: unknown, allowed: T[], name: string, fallback: T): T {
@@ -118,6 +124,30 @@ async function appendAudit(session: SessionHandle, result: FetchedDocument, data
   }
 }
 
+/** The bytes in a buffer of their own (Buffer.concat of a small body uses the shared pool), so that it can be transferred. */
+function ownedBytes(bytes: Buffer): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes
+  return new Uint8Array(bytes)
+}
+
+/** A TLS context that trusts the default roots (bundled and NODE_EXTRA_CA_CERTS) plus `ca`. */
+function trustContext(ca: NonNullable<HttpFetcherOptions['ca']>): SecureContext {
+  const extra = (Array.isArray(ca) ? ca : [ca]).map((item) => (typeof item === 'string' ? item : item.toString('utf8')))
+  if (!extra.every((item) => item.includes('-----BEGIN CERTIFICATE-----'))) {
+    throw new WebError('INVALID_ARGUMENT', 'ca must be one or more PEM certificates (-----BEGIN CERTIFICATE-----).', { details: { argument: 'ca' } })
+  }
+  const defaults = [...rootCertificates]
+  const extraFile = process.env.NODE_EXTRA_CA_CERTS
+  if (extraFile) {
+    try {
+      defaults.push(readFileSync(extraFile, 'utf8'))
+    } catch {
+      // Node itself only warns about an unreadable NODE_EXTRA_CA_CERTS
+    }
+  }
+  return createSecureContext({ ca: [...defaults, ...extra] })
+}
+
 export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher {
   const policy = new AddressPolicy({ ...options, lookup: withFixedAnswers(options.lookup, options.resolve) })
   const maxBytes = positive(options.maxBytes, 5 * 1024 * 1024, 'maxBytes')
@@ -128,14 +158,16 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   const cache = new DocumentCache<CachedDocument>(positive(options.cacheMaxBytes, 50 * 1024 * 1024, 'cacheMaxBytes'), positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'))
   const pool = new ExtractPool({ size: options.extractWorkers, parseTimeoutMs: options.extractTimeoutMs, recycleAfterJobs: options.recycleAfterJobs })
   const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
+  // Built once here, not per connection: parsing the roots takes tens of milliseconds.
+  const secureContext = options.ca === undefined ? undefined : trustContext(options.ca)
 
   async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal): Promise<CachedDocument> {
-    const response = await requestFollowingRedirects(url, policy, { maxRedirects, userAgent, timeoutMs }, signal, request.allowedDomains)
+    const response = await requestFollowingRedirects(url, policy, { maxRedirects, userAgent, timeoutMs, secureContext }, signal, request.allowedDomains)
     const finalUrl = response.url.href
     const contentTypeHeader = header(response.headers, 'content-type')
     let body
     try {
-      let kind = classifyContentType(contentTypeHeader, finalUrl)
+      const kind = classifyContentType(contentTypeHeader, finalUrl)
       try {
         body = await readBody(response.body, {
           contentEncoding: header(response.headers, 'content-encoding'),
@@ -154,22 +186,14 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
           { details: { url: redactUrl(finalUrl), contentType: essence(contentTypeHeader) } },
         )
       }
-      const decoded = decodeBody(body.bytes, contentTypeHeader, kind !== 'text')
-      kind ??= sniffKind(decoded.text)
-      const warnings: string[] = []
-      let text: string
-      let metadata: DocumentMetadata = {}
-      let links: DocumentLink[] = []
-      let extractor: string
-      if (kind === 'html') {
-        const output = await pool.extract({ html: decoded.text, url: finalUrl, format, extract, maxElemsToParse }, signal)
-        ;({ text, metadata, links, extractor } = output)
-        warnings.push(...output.warnings)
-      } else {
-        text = decoded.text
-        extractor = 'none (text)'
-        if (format !== 'text') warnings.push(`The response is ${essence(contentTypeHeader) ?? 'text'}, not HTML; it is returned as it is.`)
-      }
+      // Hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
+      const output = await pool.convert(
+        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind, url: finalUrl, format, extract, maxElemsToParse },
+        signal,
+      )
+      const { text, metadata, links, extractor } = output
+      const warnings = [...output.warnings]
+      if (output.kind === 'text' && format !== 'text') warnings.push(`The response is ${essence(contentTypeHeader) ?? 'text'}, not HTML; it is returned as it is.`)
       if (!text.trim()) warnings.push('The page has no readable text.')
       if (body.truncatedReason) warnings.push(body.truncatedReason)
       return {
@@ -185,9 +209,9 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         address: response.address,
         status: response.status,
         contentType: essence(contentTypeHeader),
-        charset: decoded.charset,
+        charset: output.charset,
         bytesRead: body.wireBytes,
-        sourceSha256: createHash('sha256').update(body.bytes).digest('hex'),
+        sourceSha256: output.sha256,
         bodyTruncatedReason: body.truncatedReason,
         artifacts: new Map(),
       }
@@ -237,7 +261,13 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       const where = call.session?.id ?? options.artifactDir ?? ''
       artifact = document.artifacts.get(where)
       if (!artifact) {
-        artifact = await writeArtifact(document.text, format, { session: call.session, callId: call.callId, directory: call.session ? undefined : options.artifactDir })
+        // The seam's writer: the session's artifacts/ folder, else artifactDir, else a temp folder.
+        artifact = await writeArtifact(document.text, {
+          session: call.session,
+          directory: call.session ? undefined : options.artifactDir,
+          stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
+          extension: EXTENSIONS[format],
+        })
         document.artifacts.set(where, artifact)
       }
     }

@@ -1,5 +1,6 @@
 import type { LookupAddress as DnsLookupAddress } from 'node:dns'
 import type { Socket } from 'node:net'
+import type { SecureContext } from 'node:tls'
 import { Agent, buildConnector } from 'undici'
 import type { LookupAddress } from './address-policy.js'
 
@@ -9,7 +10,8 @@ import type { LookupAddress } from './address-policy.js'
  * goes through `connect.lookup`, which answers with the pinned address and
  * never asks DNS again; the TLS server name and Host header stay the URL's host.
  * As a second line, the connector refuses any other host name and checks the
- * peer address of the socket it got.
+ * peer address of the socket it got. Certificates are always verified
+ * (against `secureContext` when given, else Node's default trust).
  */
 export interface PinnedDispatcher {
   agent: Agent
@@ -17,7 +19,12 @@ export interface PinnedDispatcher {
   address: LookupAddress
 }
 
-export function createPinnedDispatcher(host: string, pinned: LookupAddress, timeouts: { connectMs: number; headersMs: number; bodyMs: number }): PinnedDispatcher {
+export function createPinnedDispatcher(
+  host: string,
+  pinned: LookupAddress,
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number },
+  secureContext?: SecureContext,
+): PinnedDispatcher {
   const lookup = (
     _hostname: string,
     options: { all?: boolean } | number | undefined,
@@ -27,7 +34,13 @@ export function createPinnedDispatcher(host: string, pinned: LookupAddress, time
     if (all) callback(null, [{ address: pinned.address, family: pinned.family }])
     else callback(null, pinned.address, pinned.family)
   }
-  const connector = buildConnector({ lookup, timeout: timeouts.connectMs, autoSelectFamily: false } as buildConnector.BuildOptions)
+  const connector = buildConnector({
+    lookup,
+    timeout: timeouts.connectMs,
+    autoSelectFamily: false,
+    rejectUnauthorized: true,
+    ...(secureContext ? { secureContext } : {}),
+  } as buildConnector.BuildOptions)
   const connect: buildConnector.connector = (options, callback) => {
     const bare = (name: string) => (name.startsWith('[') ? name.slice(1, -1) : name).toLowerCase().replace(/\.$/, '')
     const hostname = bare(options.hostname)

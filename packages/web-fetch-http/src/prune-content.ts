@@ -1,4 +1,4 @@
-import type { DomElement } from './dom.js'
+import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 
 /** Which general clean-ups run on the content readability chose. */
 export interface PruneRules {
@@ -51,12 +51,41 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
   }
 }
 
-const BLOCKS = 'p, div, section, article, h1, h2, h3, h4, h5, h6, li, ul, ol, blockquote, pre, table, figure, header, footer, dl, dd, dt'
+const BLOCK_NAMES = new Set(['p', 'div', 'section', 'article', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'ul', 'ol', 'blockquote', 'pre', 'table', 'figure', 'header', 'footer', 'dl', 'dd', 'dt'])
 const SENTENCE_END = /[.!?:;…"”’)\]]\s*$/
 
-/** Block elements with no block inside, in document order. */
-function leafBlocks(root: DomElement): DomElement[] {
-  return Array.from(root.querySelectorAll(BLOCKS)).filter((element) => !element.querySelector(BLOCKS))
+/**
+ * Block elements with no block inside, in document order: one walk of the
+ * tree (a leaf block is finished before the next one starts, so the order in
+ * which they finish is document order).
+ */
+export function leafBlocks(root: DomElement): DomElement[] {
+  const leaves: DomElement[] = []
+  // Per open element: whether a block was found below it so far.
+  const stack: { node: DomNode; hasBlock: boolean }[] = []
+  let node: DomNode | null = root.firstChild
+  while (node) {
+    if (node.nodeType === ELEMENT_NODE && node.firstChild) {
+      stack.push({ node, hasBlock: false })
+      node = node.firstChild
+      continue
+    }
+    if (node.nodeType === ELEMENT_NODE) finish(node as DomElement, false)
+    // climb until there is a next sibling, finishing the elements left
+    while (node && !node.nextSibling && stack.length) {
+      const open = stack.pop()!
+      finish(open.node as DomElement, open.hasBlock)
+      node = open.node
+    }
+    node = node === root ? null : (node?.nextSibling ?? null)
+  }
+  return leaves
+
+  function finish(element: DomElement, hasBlock: boolean) {
+    const block = BLOCK_NAMES.has(element.localName)
+    if (block && !hasBlock) leaves.push(element)
+    if ((block || hasBlock) && stack.length) stack.at(-1)!.hasBlock = true
+  }
 }
 
 function isShortLabel(element: DomElement): boolean {

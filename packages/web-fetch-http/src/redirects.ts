@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream'
+import type { SecureContext } from 'node:tls'
 import { request } from 'undici'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { RedirectHop } from 'dsh-web'
@@ -9,6 +10,8 @@ export interface TransportOptions {
   maxRedirects: number
   userAgent: string
   timeoutMs: number
+  /** TLS trust for https hops (operator's extra CAs); Node's default when absent. */
+  secureContext?: SecureContext
 }
 
 /** The last hop's response, its body not yet read. */
@@ -95,7 +98,7 @@ export async function requestFollowingRedirects(
       connectMs: options.timeoutMs,
       headersMs: options.timeoutMs,
       bodyMs: options.timeoutMs,
-    })
+    }, options.secureContext)
     const close = () => void pinned.agent.destroy().catch(() => {})
     let response: Awaited<ReturnType<typeof request>>
     try {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import type { FetchFormat } from 'dsh-web'
-import { extractHtml } from '../src/extract-html.js'
+import { convertBody } from '../src/convert-body.js'
+import { extractHtml, stripInertElements } from '../src/extract-html.js'
 import { ExtractPool } from '../src/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
@@ -94,6 +96,51 @@ describe('JSON-LD metadata', () => {
     assert.equal(output.metadata.byline, 'Ada Writer')
     assert.equal(output.metadata.publishedTime, '2023-02-01T10:00:00Z')
     assert.doesNotMatch(output.text, /secret|NewsArticle/)
+  })
+})
+
+describe('before parsing', () => {
+  it('drops white space between block tags only, and keeps it inside text, between inline elements and in pre', () => {
+    const html = '<div>\n  <p>One <b>bold</b> <i>word</i></p>\n  <p>Two</p>\n</div>\n<pre>a\n  b</pre> <span>x</span>\n<div title="a>b">  <p>c</p></div>'
+    assert.equal(
+      stripInertElements(html),
+      '<div><p>One <b>bold</b> <i>word</i></p><p>Two</p></div>\n<pre>a\n  b</pre> <span>x</span>\n<div title="a>b">  <p>c</p></div>',
+    )
+  })
+
+  it('removes comments, styles, templates, svg and scripts in one pass, keeping JSON-LD', () => {
+    const html = '<p>a</p><!-- <script>x</script> --><style>p{}</style><SCRIPT src="x.js"></SCRIPT><script type="application/ld+json">{"a":1}</script><svg><script>y</script></svg><template><p>t</p></template><p>b</p>'
+    assert.equal(stripInertElements(html), '<p>a</p><script type="application/ld+json">{"a":1}</script><p>b</p>')
+  })
+})
+
+describe('body to text in the worker', () => {
+  it('hashes and decodes the bytes, sniffs the kind, and extracts HTML', () => {
+    const bytes = Buffer.from('<!doctype html><html><head><meta charset="windows-1252"><title>T</title></head><body><p>caf\xe9 \x80</p></body></html>', 'latin1')
+    const output = convertBody({ bytes, url: 'https://site.test/', format: 'text', extract: 'full' })
+    assert.equal(output.kind, 'html')
+    assert.equal(output.charset, 'windows-1252')
+    assert.equal(output.text, 'café €')
+    assert.equal(output.sha256, createHash('sha256').update(bytes).digest('hex'))
+    const plain = convertBody({ bytes: Buffer.from('{"a": 1}'), contentType: 'application/json', kind: 'text', url: 'https://site.test/a.json', format: 'markdown', extract: 'main' })
+    assert.deepEqual([plain.kind, plain.text, plain.extractor], ['text', '{"a": 1}', 'none (text)'])
+  })
+
+  it('moves the body to the worker without a copy, and still converts a body in a shared buffer', async () => {
+    const pool = new ExtractPool({ size: 1 })
+    try {
+      const owned = new Uint8Array(Buffer.from('<p>' + 'moved '.repeat(2000) + '</p>'))
+      const moved = await pool.convert({ bytes: owned, kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+      assert.equal(owned.byteLength, 0, 'the buffer was transferred, not copied')
+      assert.match(moved.text, /^moved moved/)
+      const shared = Buffer.from('<p>small</p>')
+      assert.ok(shared.buffer.byteLength > shared.byteLength, 'a small Buffer lives in the shared pool')
+      const copied = await pool.convert({ bytes: shared, kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+      assert.equal(copied.text, 'small')
+      assert.equal(shared.toString(), '<p>small</p>', 'a buffer that is not all the body is left alone')
+    } finally {
+      await pool.close()
+    }
   })
 })
 

@@ -1,5 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
+import { createSecureContext } from 'node:tls'
 import type { LookupAddress, LookupFunction } from '../src/address-policy.js'
 
 export interface TestServer {
@@ -12,14 +14,57 @@ export interface TestServer {
 }
 
 /** A node:http server on 127.0.0.1:0; every socket is ended on close. */
-export async function startServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<TestServer> {
+export function startServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<TestServer> {
   const hits: string[] = []
-  const sockets = new Set<Socket>()
-  const server = createServer((request, response) => {
-    hits.push(request.url ?? '')
-    handler(request, response)
+  return listen(
+    createServer((request, response) => {
+      hits.push(request.url ?? '')
+      handler(request, response)
+    }),
+    'http',
+    hits,
+  )
+}
+
+export interface TlsTestServer extends TestServer {
+  /** The TLS server name (SNI) of every handshake, in order, including handshakes that later fail. */
+  serverNames: (string | undefined)[]
+}
+
+/** A node:https server on 127.0.0.1:0 with the given key and certificate; records SNI. */
+export async function startTlsServer(
+  credentials: { key: string; cert: string },
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<TlsTestServer> {
+  const hits: string[] = []
+  const serverNames: (string | undefined)[] = []
+  const context = createSecureContext(credentials)
+  const server = createHttpsServer(
+    {
+      ...credentials,
+      SNICallback(name, callback) {
+        serverNames.push(name)
+        callback(null, context)
+      },
+    },
+    (request, response) => {
+      hits.push(request.url ?? '')
+      handler(request, response)
+    },
+  )
+  // A handshake without SNI never reaches SNICallback.
+  server.on('secureConnection', (socket) => {
+    if (!socket.servername) serverNames.push(undefined)
   })
-  server.on('connection', (socket) => {
+  server.on('tlsClientError', () => {})
+  const started = await listen(server, 'https', hits)
+  return { ...started, serverNames }
+}
+
+async function listen(server: Server, scheme: 'http' | 'https', hits: string[]): Promise<TestServer> {
+  const sockets = new Set<Socket>()
+  // The TCP sockets, also of TLS servers: ending one ends its TLS connection.
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
@@ -27,7 +72,7 @@ export async function startServer(handler: (request: IncomingMessage, response: 
   const port = (server.address() as AddressInfo).port
   return {
     port,
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${scheme}://127.0.0.1:${port}`,
     hits,
     server,
     close: () =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import type { JsonValue, SessionEvent, SessionHandle } from 'dsh-web'
@@ -135,6 +135,25 @@ describe('paging, cache and artifacts', () => {
     assert.equal(artifact.bytes, Buffer.byteLength(written))
     const { createHash } = await import('node:crypto')
     assert.equal(artifact.sha256, createHash('sha256').update(written).digest('hex'))
+  })
+
+  it('writes the artifact through the seam to artifactDir when the call has no session', async () => {
+    const directory = join(home, 'operator-artifacts')
+    const writer = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: 100, artifactDir: directory })
+    try {
+      const document = await writer.fetch({ url: `${server.origin}/short`, format: 'markdown' }, { signal: signal(), callId: 'call/9' })
+      const artifact = document.artifact!
+      assert.equal(dirname(artifact.path), directory)
+      assert.match(basename(artifact.path), /^web-fetch-call-9-[0-9a-f]{8}\.md$/)
+      const written = await readFile(artifact.path)
+      assert.equal(written.toString('utf8'), document.text)
+      assert.equal(artifact.bytes, written.length)
+      assert.equal((await stat(artifact.path)).mode & 0o777, 0o600)
+      const again = await writer.fetch({ url: `${server.origin}/short`, format: 'markdown' }, { signal: signal() })
+      assert.deepEqual(again.artifact, artifact, 'a cached document is written once per place')
+    } finally {
+      await writer.close()
+    }
   })
 
   it('reports an artifact that cannot be written as WEB_ARTIFACT_WRITE_FAILED', async () => {

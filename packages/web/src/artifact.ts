@@ -5,13 +5,29 @@ import { join } from 'node:path'
 import { WebError } from './errors.js'
 import type { ArtifactRef, SessionHandle } from './types.js'
 
+export interface WriteArtifactOptions {
+  /** The call's session: the file goes to its `artifacts/` folder. */
+  session?: SessionHandle
+  /** Start of the file name (sanitised, at most 80 characters); a random suffix keeps names unique. */
+  stem: string
+  /** File extension without the dot (letters and digits; default `txt`). */
+  extension: string
+  /**
+   * The folder to write to instead of the session's `artifacts/` folder or
+   * the temp folder (an operator's setting, e.g. the fetch provider's
+   * `artifactDir`). Created when missing.
+   */
+  directory?: string
+}
+
 /**
- * Writes content whole to an artifact file: under the session's folder when
- * there is a session, else a temp folder. A failure is WEB_ARTIFACT_WRITE_FAILED,
- * never a silent drop.
+ * Writes content whole to an artifact file: to `directory` when given, else
+ * under the session's folder when there is a session, else a temp folder.
+ * The name is `<stem>-<random>.<extension>`; an existing file is never
+ * overwritten. A failure is WEB_ARTIFACT_WRITE_FAILED, never a silent drop.
  */
-export async function writeArtifact(content: string, options: { session?: SessionHandle; stem: string; extension: string }): Promise<ArtifactRef> {
-  const folder = options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts')
+export async function writeArtifact(content: string, options: WriteArtifactOptions): Promise<ArtifactRef> {
+  const folder = options.directory ?? (options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts'))
   const stem = options.stem.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80) || 'artifact'
   const file = join(folder, `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`)
   const bytes = Buffer.from(content, 'utf8')

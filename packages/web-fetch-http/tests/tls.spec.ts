@@ -1,0 +1,148 @@
+// HTTPS through the pinned dispatcher, on real TLS servers on 127.0.0.1 whose
+// certificates name made-up hosts: the connection goes to the vetted address
+// while the TLS server name and the Host header stay the original host, and
+// certificate verification stays on. The certificates are made at test time
+// by openssl (tests/tls-certificates.ts); nothing secret is committed.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { WebError } from 'dsh-web'
+import { createHttpFetcher } from '../src/http-fetcher.js'
+import { type TestServer, type TlsTestServer, fakeLookup, signal, startServer, startTlsServer } from './helpers.js'
+import { type TestCertificates, hasOpenssl, makeTestCertificates } from './tls-certificates.js'
+
+async function refusal(promise: Promise<unknown>): Promise<WebError> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(WebError.is(error), `expected a WebError, got ${error}`)
+    return error
+  }
+  assert.fail('expected a refusal')
+}
+
+const openssl = await hasOpenssl()
+
+describe('https with the original host name on a pinned address', { skip: openssl ? false : 'openssl is not installed; it makes the test certificates' }, () => {
+  let certificates: TestCertificates
+  let secure: TlsTestServer
+  let impostor: TlsTestServer
+  let plain: TestServer
+  const hosts: string[] = []
+  // Every name the tests use is answered here; anything else is NXDOMAIN, never a real DNS query.
+  const lookup = fakeLookup({})
+  const resolve = { 'secure.test': '127.0.0.1', 'trusted.test': '127.0.0.1' }
+
+  before(async () => {
+    certificates = await makeTestCertificates(['secure.test', 'other.test'])
+    secure = await startTlsServer(certificates.leaves['secure.test']!, (request, response) => {
+      hosts.push(String(request.headers.host))
+      response.setHeader('content-type', 'text/plain; charset=utf-8')
+      response.end(`secure page ${request.url}`)
+    })
+    // A certificate from the same trusted CA, but for another name.
+    impostor = await startTlsServer(certificates.leaves['other.test']!, (_request, response) => {
+      response.end('must never be read')
+    })
+    plain = await startServer((request, response) => {
+      hosts.push(String(request.headers.host))
+      if (request.url === '/to-secure') {
+        response.writeHead(302, { location: `https://secure.test:${secure.port}/landing` })
+        return response.end()
+      }
+      response.writeHead(404).end()
+    })
+  })
+  after(async () => {
+    await Promise.all([secure?.close(), impostor?.close(), plain?.close()])
+  })
+
+  it('sends SNI and Host of the original name to the pinned address', async () => {
+    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['secure.test'], ca: certificates.ca })
+    try {
+      hosts.length = 0
+      const document = await fetcher.fetch({ url: `https://secure.test:${secure.port}/page`, format: 'text' }, { signal: signal() })
+      assert.equal(document.status, 200)
+      assert.equal(document.text, 'secure page /page')
+      assert.equal(document.url, `https://secure.test:${secure.port}/page`)
+      assert.equal(document.provenance.address, '127.0.0.1')
+      assert.deepEqual(secure.serverNames, ['secure.test'])
+      assert.deepEqual(hosts, [`secure.test:${secure.port}`])
+      assert.deepEqual(lookup.calls, [], 'the fixed answer was used; nothing else was resolved')
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('refuses a certificate for another name with WEB_FETCH_FAILED (verification stays on)', async () => {
+    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['secure.test'], ca: certificates.ca })
+    try {
+      const before = impostor.serverNames.length
+      const error = await refusal(fetcher.fetch({ url: `https://secure.test:${impostor.port}/page` }, { signal: signal() }))
+      assert.equal(error.code, 'WEB_FETCH_FAILED')
+      assert.match(error.message, /ERR_TLS_CERT_ALTNAME_INVALID/)
+      assert.deepEqual(impostor.serverNames.slice(before), ['secure.test'], 'the handshake named the original host')
+      assert.deepEqual(impostor.hits, [], 'no request was sent over the unverified connection')
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('refuses a certificate from a CA it was not given, even with NODE_TLS_REJECT_UNAUTHORIZED=0', async () => {
+    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['secure.test'] })
+    const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED
+    const hits = secure.hits.length
+    try {
+      const error = await refusal(fetcher.fetch({ url: `https://secure.test:${secure.port}/untrusted` }, { signal: signal() }))
+      assert.equal(error.code, 'WEB_FETCH_FAILED')
+      assert.match(error.message, /UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify/i)
+      process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+      const still = await refusal(fetcher.fetch({ url: `https://secure.test:${secure.port}/untrusted-again` }, { signal: signal() }))
+      assert.equal(still.code, 'WEB_FETCH_FAILED')
+      assert.equal(secure.hits.length, hits, 'no request reached the server')
+    } finally {
+      if (previous === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = previous
+      await fetcher.close()
+    }
+  })
+
+  it('follows a redirect from http on a trusted name to https, vetting the hop and listing the chain', async () => {
+    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['trusted.test', 'secure.test'], ca: certificates.ca })
+    try {
+      hosts.length = 0
+      const names = secure.serverNames.length
+      const document = await fetcher.fetch({ url: `http://trusted.test:${plain.port}/to-secure`, format: 'text' }, { signal: signal() })
+      assert.equal(document.text, 'secure page /landing')
+      assert.equal(document.url, `https://secure.test:${secure.port}/landing`)
+      assert.deepEqual(document.provenance.redirects, [
+        { url: `http://trusted.test:${plain.port}/to-secure`, status: 302, location: `https://secure.test:${secure.port}/landing` },
+      ])
+      assert.equal(document.provenance.requestedUrl, `http://trusted.test:${plain.port}/to-secure`)
+      assert.equal(document.provenance.address, '127.0.0.1')
+      assert.deepEqual(secure.serverNames.slice(names), ['secure.test'])
+      assert.deepEqual(hosts, [`trusted.test:${plain.port}`, `secure.test:${secure.port}`])
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('refuses the https hop of a redirect to a name the operator did not trust, before any handshake', async () => {
+    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['trusted.test'], ca: certificates.ca })
+    try {
+      const names = secure.serverNames.length
+      const error = await refusal(fetcher.fetch({ url: `http://trusted.test:${plain.port}/to-secure` }, { signal: signal() }))
+      assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
+      assert.match(error.message, /secure\.test/)
+      assert.equal(secure.serverNames.length, names, 'no TLS connection was opened')
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('refuses a ca option that is not PEM certificates', () => {
+    assert.throws(
+      () => createHttpFetcher({ ca: 'not a certificate' }),
+      (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && /PEM/.test(error.message),
+    )
+  })
+})
