@@ -172,6 +172,13 @@ for (const row of [...rows, baselineRow]) {
       `${quantile(sorted, 0.5).toFixed(1).padStart(10)} ${quantile(sorted, 0.95).toFixed(1).padStart(7)} ${String(row.failures.length).padStart(6)}`,
   )
 }
+const baselineScore = scorer.aggregate(baselineRow.counts)
+const baselineMedian = quantile([...baselineRow.ms].sort((a, b) => a - b), 0.5)
+for (const row of rows) {
+  const score = scorer.aggregate(row.counts)
+  const median = quantile([...row.ms].sort((a, b) => a - b), 0.5)
+  console.log(`ratio ${row.name} / ${baselineRow.name}: F1 x${(score.f1 / baselineScore.f1).toFixed(2)}, median time x${(median / baselineMedian).toFixed(2)}`)
+}
 console.log(`peak RSS of the whole run: ${peakRssMb.toFixed(0)} MB (targets: F1 >= 0.95, median <= 25 ms, p95 <= 80 ms, peak RSS <= 400 MB)`)
 console.log(
   `main-thread event loop during our fetches (sampled every 1 ms): longest stall ${(loopDelay.max / 1e6).toFixed(1)} ms, ` +
