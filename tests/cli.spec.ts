@@ -91,4 +91,15 @@ describe('dsh CLI', () => {
     assert.equal(secretInArgv.code, 2)
     assert.match(secretInArgv.stderr, /read from stdin, never from arguments/)
   })
+
+  it('keeps what plugins print with console.log off stdout, so --json stays one document', async () => {
+    const noisy = join(home, 'noisy.cordis.yml')
+    await writeFile(noisy, `- id: noisy\n  name: ${PLUGINS}/noisy.mjs\n- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n`)
+    const dump = await dsh(['compose', '--json', '--config', noisy], { home })
+    assert.ok(JSON.parse(dump.stdout).rows.some((row: any) => row.id === 'noisy'))
+    assert.match(dump.stderr, /noisy plugin says hi/)
+    const called = await dsh(['call', 'echo', '{"text":"quiet"}', '--json', '--config', noisy], { home })
+    assert.equal(JSON.parse(called.stdout).content, 'echo: quiet')
+    assert.match(called.stderr, /noisy pre-execute/)
+  })
 })

@@ -24,7 +24,8 @@ describe('dsh mcp', () => {
   before(async () => {
     home = await tempHome()
     const overlay = join(home, 'echo.cordis.yml')
-    await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: mcp }\n`)
+    // The noisy row prints with console.log: none of it may reach stdout, the protocol channel.
+    await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: mcp }\n- id: noisy\n  name: ${PLUGINS}/noisy.mjs\n`)
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, 'mcp', '--preset', 'minimal', '--config', overlay],
@@ -81,8 +82,10 @@ describe('dsh mcp', () => {
     assert.ok(aborted)
   })
 
-  it('keeps stdout for protocol messages: logs go to stderr', () => {
+  it('keeps stdout for protocol messages: logs and plugin prints go to stderr', () => {
     assert.match(stderr, /dsh mcp: serving 1 tool\(s\)/)
+    assert.match(stderr, /noisy plugin says hi/)
+    assert.match(stderr, /noisy pre-execute/)
   })
 })
 
@@ -159,5 +162,46 @@ describe('dsh mcp with the standard preset', () => {
       return events.find((event) => event.type === 'tool/result' && event.data.tool === 'web_fetch' && event.data.error?.code === 'WEB_ABORTED')
     }, 'the cancelled fetch in the session log')
     assert.ok(result)
+  })
+})
+
+describe('dsh mcp with the ptc preset', () => {
+  let home: string
+  let client: Client
+  before(async () => {
+    home = await tempHome()
+    const env = { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--preset', 'ptc'],
+      cwd: ROOT,
+      env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) as Record<string, string>,
+      stderr: 'pipe',
+    })
+    client = new Client({ name: 'dsh-test-client', version: '0.0.0' })
+    await client.connect(transport)
+  })
+  after(async () => {
+    await client?.close()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('shows run_code alone, answers while code loops, and cancels the loop', async () => {
+    const { tools } = await client.listTools()
+    assert.deepEqual(tools.map((tool) => tool.name), ['run_code'])
+    const controller = new AbortController()
+    const pending = client.callTool({ name: 'run_code', arguments: { code: 'while (true) {}', timeout_ms: 60_000 } }, undefined, { signal: controller.signal })
+    pending.catch(() => {})
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The server still answers while the code runs: the loop is not on its event loop.
+    await client.ping()
+    controller.abort('stop the loop')
+    await assert.rejects(pending)
+    const [id] = await readdir(join(home, 'sessions'))
+    const cancelled = await waitFor(async () => {
+      const events = (await readFile(join(home, 'sessions', id, 'events.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+      return events.find((event) => event.type === 'tool/result' && event.data.tool === 'run_code' && event.data.error?.code === 'CODE_CANCELLED')
+    }, 'the cancelled run in the session log')
+    assert.ok(cancelled)
   })
 })

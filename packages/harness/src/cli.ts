@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util'
+import { format, parseArgs } from 'node:util'
 import { Logger } from 'cordis'
 import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, runSession, runTools, UsageError } from './cli/commands.js'
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
@@ -34,8 +34,13 @@ options (every command that boots a composition):
   --json               print exactly one JSON document on stdout
 `
 
-// Logs (Cordis and plugins) go to stderr; stdout carries only command output.
+// Logs (Cordis and plugins) go to stderr; stdout carries only command output
+// (one JSON document with --json, protocol messages under dsh mcp).
 for (const target of Logger.targets) target.print = (text: string) => process.stderr.write(text + '\n')
+const toStderr = (...args: unknown[]) => void process.stderr.write(format(...args) + '\n')
+console.log = toStderr
+console.info = toStderr
+console.debug = toStderr
 
 async function main(argv: string[], io: Output): Promise<number> {
   let parsed
@@ -64,9 +69,13 @@ async function main(argv: string[], io: Output): Promise<number> {
   }
   const { values, positionals } = parsed
   const [command, ...args] = positionals
-  if (values.help || !command) {
+  if (values.help) {
     io.out(HELP)
-    return command || values.help ? 0 : 2
+    return 0
+  }
+  if (!command) {
+    io.err(HELP)
+    return 2
   }
   const options: GlobalOptions = {
     preset: values.preset,

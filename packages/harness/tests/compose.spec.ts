@@ -132,4 +132,18 @@ describe('composition loader', () => {
     assert.equal(process.env.DSH_TEST_FROM_DOTENV, undefined)
     assert.equal(JSON.stringify(process.env), before)
   })
+
+  it('never echoes a secret value in a config error', async () => {
+    const file = await overlay('secret.cordis.yml', '- id: web\n  config: { searchProvider: x }\n- id: key-row\n  name: dsh-web-search-deepseek\n  config: { apiKey: 1234567890 }\n')
+    const message = (await composeError([file])).message
+    assert.match(message, /row "key-row" .*key apiKey expected string \(the value is secret and not shown\)/)
+    assert.ok(!message.includes('1234567890'))
+  })
+
+  it('names the file that swapped a row\'s package when the old config does not fit it', async () => {
+    const file = await overlay('swap.cordis.yml', '- id: web\n  name: dsh-web-search-openai\n')
+    const message = (await composeError([file])).message
+    assert.match(message, /row "web" \(dsh-web-search-openai\): key "searchProvider" is not a config key/)
+    assert.ok(message.includes(`${file} set the package to dsh-web-search-openai`), message)
+  })
 })

@@ -152,4 +152,38 @@ describe('run_code (PTC transport)', () => {
     const jsOnly = await run('const a: number = 1', { language: 'javascript' })
     assert.equal(jsOnly.outcome.error?.code, 'CODE_ERROR')
   })
+
+  it('keeps the host answering while the code loops, and a cancel ends the run at once', async () => {
+    const controller = new AbortController()
+    const s = await ctx.session.create()
+    const pending = ctx.tools.invoke('run_code', { code: 'while (true) {}', timeout_ms: 60_000 }, { session: s, signal: controller.signal })
+    // If the loop ran on this thread, this timer could not fire before the 60 s deadline.
+    const order: string[] = []
+    await new Promise<void>((resolve) => setTimeout(() => { order.push('host timer'); resolve() }, 200))
+    controller.abort()
+    const outcome = await pending
+    order.push(outcome.error!.code)
+    assert.deepEqual(order, ['host timer', 'CODE_CANCELLED'])
+  })
+
+  it('stops a flood of console output at its limit and keeps what came before', async () => {
+    const { outcome, structured } = await run('let i = 0\nwhile (true) console.log(`line ${i++} ` + "x".repeat(1000))', { timeout_ms: 20_000 })
+    assert.equal(outcome.error?.code, 'CODE_RESOURCE_LIMIT', outcome.content)
+    assert.match(outcome.error!.message, /more than 1000000 characters of console output/)
+    assert.ok(structured.logs.length > 100)
+    assert.match(structured.logs[0], /^line 0 x/)
+  })
+
+  it('ends a runaway allocation with a limit error, and the next run works', async () => {
+    const { outcome } = await run('const big = []\nfor (;;) big.push([big.length])', { timeout_ms: 500 })
+    assert.ok(['CODE_TIMEOUT', 'CODE_RESOURCE_LIMIT'].includes(outcome.error!.code), outcome.content)
+    const after = await run('2 + 2')
+    assert.equal(after.structured.result, 4)
+  })
+
+  it('refuses a direct call to a tool the PTC model cannot see, saying how to call it from code', async () => {
+    const outcome = await ctx.tools.invoke('echo', { text: 'direct' })
+    assert.equal(outcome.error?.code, 'TOOL_NOT_EXPOSED')
+    assert.match(outcome.content, /call echo from its code: `await tools\.echo\(\{ \.\.\. \}\)`/)
+  })
 })

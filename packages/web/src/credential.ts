@@ -38,7 +38,17 @@ export async function resolveCredential(ctx: Context, request: CredentialRequest
   if (ref) {
     const service = ctx.get('credentials') as CredentialLookup | undefined
     if (service) {
-      const found = await raceSignal(Promise.resolve(service.resolve(ref)), signal)
+      let found: ResolvedCredential | undefined
+      try {
+        found = await raceSignal(Promise.resolve().then(() => service.resolve(ref)), signal)
+      } catch (error) {
+        if (WebError.is(error)) throw error
+        throw new WebError(
+          'WEB_PROVIDER_CREDENTIAL_MISSING',
+          `${providerId} could not read its credential ${ref}: ${(error as Error)?.message ?? error}`,
+          { details: { providerId, credential: ref }, cause: error, retryable: false },
+        )
+      }
       if (found?.value) return found
     } else {
       const value = process.env[ref]

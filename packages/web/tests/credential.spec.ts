@@ -64,4 +64,13 @@ describe('resolveCredential', () => {
     await assert.rejects(pending, (error: unknown) => WebError.is(error) && error.code === 'WEB_ABORTED')
     release()
   })
+
+  it('turns a failing credentials service into a typed error with its message, not a bug', async () => {
+    const ctx = new Context()
+    ctx.set('credentials', { resolve: () => { throw new Error('The credential store /x/credentials.json is not valid JSON; fix or remove it.') } })
+    const error = await resolveCredential(ctx, { providerId: 'p', ref: REF }).catch((error) => error)
+    assert.ok(WebError.is(error))
+    assert.equal(error.code, 'WEB_PROVIDER_CREDENTIAL_MISSING')
+    assert.match(error.message, /could not read its credential .*not valid JSON; fix or remove it/)
+  })
 })

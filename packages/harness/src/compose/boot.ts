@@ -190,7 +190,8 @@ async function prepareRow(row: MergedRow, configDir: string): Promise<Prepared> 
   if (row.disabled) return { row, plugin, schema }
   const { config, problems } = resolvePluginConfig(schema, row.config)
   if (problems.length) {
-    throw new CompositionError(`${row.configFrom}: row "${row.id}" (${row.name}): ${problems.join('; ')}.`)
+    const swapped = row.nameFrom !== row.configFrom ? ` (${row.nameFrom} set the package to ${row.name}; this config came from ${row.configFrom}: give the row a config for the new package)` : ''
+    throw new CompositionError(`${row.configFrom}: row "${row.id}" (${row.name}): ${problems.join('; ')}.${swapped}`)
   }
   return { row, plugin, schema, config }
 }

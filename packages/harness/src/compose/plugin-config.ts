@@ -46,6 +46,18 @@ export function findUnknownKeys(schema: SchemaLike | undefined, value: unknown, 
   }
 }
 
+function isSecretPath(schema: SchemaLike | undefined, path: string[]): boolean {
+  let current = schema
+  for (const key of path) {
+    if (current?.meta?.role === 'secret') return true
+    const dict = current?.type === 'object' ? current.dict
+      : current?.type === 'intersect' ? Object.assign({}, ...(current.list ?? []).map((member) => member.dict ?? {}))
+      : undefined
+    current = dict?.[key] ?? (current?.type === 'dict' ? current.inner : undefined)
+  }
+  return current?.meta?.role === 'secret'
+}
+
 /** A copy of `value` with every `.role('secret')` field shown as `<redacted>`. */
 export function redactSecrets(schema: SchemaLike | undefined, value: unknown): unknown {
   if (!schema || typeof value !== 'object' || value === null) {
@@ -81,6 +93,10 @@ export function resolvePluginConfig(schema: unknown, config: Record<string, unkn
   try {
     return { config: schema(config), problems: [] }
   } catch (error: any) {
-    return { problems: [String(error?.message ?? error).replace(/^\$\./, 'key ').replace(/^\$ /, 'config ')] }
+    let message = String(error?.message ?? error)
+    // schemastery quotes the offending value: never for a secret.
+    const path = /^\$\.([\w.]+) /.exec(message)?.[1]
+    if (path && isSecretPath(schema, path.split('.'))) message = message.replace(/ but got [\s\S]*$/, ' (the value is secret and not shown)')
+    return { problems: [message.replace(/^\$\./, 'key ').replace(/^\$ /, 'config ')] }
   }
 }

@@ -12,10 +12,14 @@ export interface SandboxOptions {
   toolNames: string[]
   /** Runs one tool call for the code; a rejection becomes a thrown Error in the code. */
   callTool(name: string, input: unknown): Promise<unknown>
+  /** Characters of console output kept at most; past it the run is stopped (default 1,000,000). */
+  maxLogChars?: number
+  /** Sees each console line as it is written (the host streams them out of a worker). */
+  onLog?(line: string): void
 }
 
 export interface SandboxError {
-  kind: 'syntax' | 'exception' | 'timeout' | 'memory' | 'cancelled'
+  kind: 'syntax' | 'exception' | 'timeout' | 'memory' | 'output' | 'cancelled'
   name: string
   message: string
   line?: number
@@ -67,10 +71,22 @@ export async function runInSandbox(options: SandboxOptions): Promise<SandboxResu
   })
   const vm = runtime.newContext()
   const deferreds = new Set<QuickJSDeferredPromise>()
+  const maxLogChars = options.maxLogChars ?? 1_000_000
+  let logChars = 0
+  const log = (line: string) => {
+    if (stopped) return
+    logChars += line.length + 1
+    if (logChars > maxLogChars) {
+      stopped = 'output'
+      return
+    }
+    logs.push(line)
+    options.onLog?.(line)
+  }
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
   try {
-    installConsole(vm, logs)
+    installConsole(vm, log)
     installTools(vm, options, deferreds, () => stopped === undefined)
     const evaluated = vm.evalCode(prepared, FILENAME)
     if (evaluated.error) {
@@ -101,6 +117,7 @@ export async function runInSandbox(options: SandboxOptions): Promise<SandboxResu
     }
     const value = vm.dump(winner.value)
     winner.value.dispose()
+    if (stopped === 'output') return { logs, error: stopError(stopped, options) }
     return { logs, value: value === undefined ? undefined : value }
   } finally {
     if (timer) clearTimeout(timer)
@@ -118,12 +135,12 @@ function pump(vm: QuickJSContext) {
   if (result.error) result.error.dispose()
 }
 
-function installConsole(vm: QuickJSContext, logs: string[]) {
+function installConsole(vm: QuickJSContext, log: (line: string) => void) {
   const consoleHandle = vm.newObject()
   for (const level of ['log', 'info', 'debug', 'warn', 'error'] as const) {
     const fn = vm.newFunction(level, (...args: QuickJSHandle[]) => {
       const text = args.map((arg) => formatValue(vm.dump(arg))).join(' ')
-      logs.push(level === 'log' || level === 'info' || level === 'debug' ? text : `[${level}] ${text}`)
+      log(level === 'log' || level === 'info' || level === 'debug' ? text : `[${level}] ${text}`)
     })
     vm.setProp(consoleHandle, level, fn)
     fn.dispose()
@@ -208,10 +225,17 @@ function describeError(vm: QuickJSContext, handle: QuickJSHandle, stopped: Sandb
   return { kind: 'exception', name, message: `${message}${code}`, line, stack }
 }
 
-function stopError(kind: SandboxError['kind'], options: SandboxOptions): SandboxError {
-  return kind === 'cancelled'
-    ? { kind, name: 'Cancelled', message: 'The run was cancelled.' }
-    : { kind: 'timeout', name: 'TimeoutError', message: `The code ran longer than its limit of ${options.timeoutMs} ms and was stopped.` }
+export function stopError(kind: SandboxError['kind'], options: Pick<SandboxOptions, 'timeoutMs' | 'maxLogChars' | 'memoryBytes'>): SandboxError {
+  switch (kind) {
+    case 'cancelled':
+      return { kind, name: 'Cancelled', message: 'The run was cancelled.' }
+    case 'output':
+      return { kind, name: 'OutputLimitError', message: `The code wrote more than ${options.maxLogChars ?? 1_000_000} characters of console output and was stopped; the output up to the limit is kept.` }
+    case 'memory':
+      return { kind, name: 'MemoryError', message: `The code used more than its memory limit of ${Math.round(options.memoryBytes / 1048576)} MB and was stopped.` }
+    default:
+      return { kind: 'timeout', name: 'TimeoutError', message: `The code ran longer than its limit of ${options.timeoutMs} ms and was stopped.` }
+  }
 }
 
 export function formatValue(value: unknown): string {

@@ -1,5 +1,6 @@
 import { fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-web'
-import { runInSandbox, ToolCallFailure } from './code-sandbox.js'
+import { type SandboxResult, ToolCallFailure } from './code-sandbox.js'
+import { runCodeInWorker } from './code-runner.js'
 import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from './tool-types.js'
 
 export interface RunCodeSettings {
@@ -57,7 +58,7 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
   const calls: NestedCall[] = []
   let counter = 0
   const callable = host.callable()
-  const result = await runInSandbox({
+  const result = await runCodeInWorker({
     code: input.code,
     language: input.language,
     timeoutMs: input.timeout_ms ?? settings.timeoutMs,
@@ -94,11 +95,14 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
     ].join('\n')
   }
   if (!result.error) return { content, structured }
-  const code = result.error.kind === 'timeout' ? 'CODE_TIMEOUT' : result.error.kind === 'memory' ? 'CODE_RESOURCE_LIMIT' : result.error.kind === 'cancelled' ? 'CODE_CANCELLED' : 'CODE_ERROR'
+  const code = result.error.kind === 'timeout' ? 'CODE_TIMEOUT'
+    : result.error.kind === 'memory' || result.error.kind === 'output' ? 'CODE_RESOURCE_LIMIT'
+    : result.error.kind === 'cancelled' ? 'CODE_CANCELLED'
+    : 'CODE_ERROR'
   return { content, structured, isError: true, error: { code, message: `${result.error.name}: ${result.error.message}${result.error.line ? ` (line ${result.error.line})` : ''}` } }
 }
 
-function renderRunCode(result: Awaited<ReturnType<typeof runInSandbox>>, calls: NestedCall[]): string {
+function renderRunCode(result: SandboxResult, calls: NestedCall[]): string {
   const parts: string[] = []
   if (result.error) {
     parts.push(`Error: ${result.error.name}: ${result.error.message}${result.error.line ? ` (line ${result.error.line})` : ''}`)

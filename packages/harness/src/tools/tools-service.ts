@@ -120,6 +120,9 @@ export class ToolsService extends Service<ToolsConfig> {
       const known = this.list().map((tool) => tool.name)
       return finish(failure('TOOL_NOT_FOUND', `There is no tool named "${name}". Available tools: ${known.join(', ') || 'none'}.`))
     }
+    if (this.config.mode === 'ptc' && !options.nested && name !== RUN_CODE) {
+      return finish(failure('TOOL_NOT_EXPOSED', `In PTC mode the model sees only run_code; call ${name} from its code: \`await tools.${name}({ ... })\`.`))
+    }
     if (inputProblem || typeof input !== 'object' || input === null || Array.isArray(input)) {
       return finish(failure('INVALID_ARGUMENT', `The input of ${name} must be a JSON object of arguments.`))
     }
