@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 import { WebError, abortError, redactUrl } from 'dsh-web'
-import { type Address, blockedRange, parseAddress } from './ip-ranges.js'
+import { type Address, type BlockedRange, blockedRange, parseAddress } from './ip-ranges.js'
 
 /** One answer of `dns.lookup(name, { all: true })`. */
 export interface LookupAddress {
@@ -58,8 +58,13 @@ function parseTrust(entries: string[]): TrustEntry[] {
   })
 }
 
+/** The domain a list entry stands for: "*.example.com" and "example.com." are example.com. */
+function listedDomain(entry: string): string {
+  return normaliseHost(entry.trim()).replace(/^\*\./, '')
+}
+
 function domainMatches(host: string, domain: string): boolean {
-  const d = normaliseHost(domain.trim()).replace(/^\*\./, '')
+  const d = listedDomain(domain)
   return host === d || host.endsWith(`.${d}`)
 }
 
@@ -67,7 +72,7 @@ function domainMatches(host: string, domain: string): boolean {
  * Step 1 of the policy: the URL itself. Refuses unparseable or overlong
  * URLs, other schemes and userinfo, and domains outside the lists.
  */
-export function parseRequestUrl(input: unknown, lists: { allowedDomains?: string[]; blockedDomains?: string[] } = {}): URL {
+export function parseRequestUrl(input: unknown, lists: { allowedDomains?: string[]; blockedDomains?: string[]; allowedLabel?: string } = {}): URL {
   if (typeof input !== 'string' || !input.trim()) {
     throw new WebError('WEB_INVALID_URL', 'The URL must be a non-empty string such as https://example.com/page.')
   }
@@ -99,10 +104,13 @@ export function parseRequestUrl(input: unknown, lists: { allowedDomains?: string
   const host = normaliseHost(url.hostname)
   const blocked = lists.blockedDomains?.find((domain) => domainMatches(host, domain))
   if (blocked) {
-    throw new WebError('WEB_BLOCKED_URL', `The host ${host} is on the blocked domain list (${blocked}).`, { details: { url: redactUrl(url), host } })
+    throw new WebError('WEB_BLOCKED_URL', `The host ${host} matches the blocked domain list entry ${blocked}, which blocks ${listedDomain(blocked)} and its subdomains.`, {
+      details: { url: redactUrl(url), host },
+    })
   }
   if (lists.allowedDomains && lists.allowedDomains.length > 0 && !lists.allowedDomains.some((domain) => domainMatches(host, domain))) {
-    throw new WebError('WEB_BLOCKED_URL', `The host ${host} is not on the allowed domain list (${lists.allowedDomains.join(', ')}).`, {
+    const which = lists.allowedLabel ?? 'the allowed domain list'
+    throw new WebError('WEB_BLOCKED_URL', `The host ${host} matches no entry of ${which} (${lists.allowedDomains.join(', ')}); an entry admits a domain and its subdomains.`, {
       details: { url: redactUrl(url), host },
     })
   }
@@ -153,6 +161,36 @@ function resolveAll(lookup: LookupFunction, host: string, signal?: AbortSignal):
 }
 
 /**
+ * The WEB_BLOCKED_ADDRESS refusal, worded for how the range decided it: the
+ * address is in a refused range, carries an IPv4 address that is, lies
+ * outside IPv6 global unicast, or is not an address at all. `address` is the
+ * URL's IP literal, or an answer the name resolved to when `resolved` is set.
+ */
+function blockedAddressError(url: URL, host: string, address: string, resolved: boolean, bad: BlockedRange): WebError {
+  const details = { url: redactUrl(url), host, address }
+  if (bad.notAnAddress) {
+    return new WebError('WEB_BLOCKED_ADDRESS', `The host ${host} resolved to "${address}", which is not an IP address; it is not fetched.`, { details })
+  }
+  const shown = resolved ? `${host} (resolves to ${address})` : host
+  let what: string
+  if (bad.outside) {
+    what = `is outside ${bad.cidr} (${bad.name}), where all public IPv6 addresses are allocated`
+  } else if (bad.embedded) {
+    what = `carries the IPv4 address ${bad.embedded.address} (${bad.embedded.via}), which is in ${bad.cidr}, ${bad.name}, a range that is not public`
+  } else {
+    what = `is in ${bad.cidr}, ${bad.name}, which is not public`
+  }
+  return new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} ${what}; it is not fetched.`, {
+    details: {
+      ...details,
+      range: bad.cidr,
+      ...(bad.outside ? { outsideRange: true } : {}),
+      ...(bad.embedded ? { embeddedAddress: bad.embedded.address } : {}),
+    },
+  })
+}
+
+/**
  * Steps 1 to 3 of the address policy for one hop. Never opens a connection:
  * the addresses it returns are the only ones the dispatcher may connect to.
  */
@@ -168,7 +206,7 @@ export class AddressPolicy {
   /** Step 1: the URL, the operator's domain lists, then the request's own allowed list. */
   parse(input: unknown, allowedDomains?: string[]): URL {
     const url = parseRequestUrl(input, { allowedDomains: this.options.allowedDomains, blockedDomains: this.options.blockedDomains })
-    if (allowedDomains?.length) parseRequestUrl(url.href, { allowedDomains })
+    if (allowedDomains?.length) parseRequestUrl(url.href, { allowedDomains, allowedLabel: "this request's allowed domain list" })
     return url
   }
 
@@ -194,12 +232,7 @@ export class AddressPolicy {
     if (!trusted) {
       for (const answer of addresses) {
         const bad = blockedRange(answer.address)
-        if (bad) {
-          const shown = literal ? host : `${host} (resolves to ${answer.address})`
-          throw new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} is in ${bad.cidr}, ${bad.name}, which is not public; it is not fetched.`, {
-            details: { url: redactUrl(url), host, address: answer.address, range: bad.cidr },
-          })
-        }
+        if (bad) throw blockedAddressError(url, host, answer.address, !literal, bad)
       }
     }
     return { url: url.href, host, addresses, trusted }

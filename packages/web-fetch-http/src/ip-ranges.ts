@@ -2,10 +2,21 @@ import ipaddr from 'ipaddr.js'
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6
 
-/** A range that is not globally reachable unicast, with the reason it is refused. */
+/** Why an address is refused: the range that decided it, and how. */
 export interface BlockedRange {
+  /**
+   * The refused range the address is in; with `outside`, the range it is
+   * *not* in (IPv6 global unicast 2000::/3); with `notAnAddress`, the input.
+   */
   cidr: string
+  /** What `cidr` is, e.g. "private use (RFC 1918)" or "IPv6 global unicast". */
   name: string
+  /** Set when the address is refused for lying outside `cidr`, not inside it. */
+  outside?: true
+  /** Set when the input does not parse as an IP address at all. */
+  notAnAddress?: true
+  /** Set when `cidr` holds an IPv4 address carried inside the IPv6 one, not the IPv6 address itself. */
+  embedded?: { address: string; via: string }
 }
 
 interface RangeEntry {
@@ -89,11 +100,27 @@ const IPV6_REACHABLE = table([
   ['2001:30::/28', 'drone remote ID protocol entity tags (RFC 9374)'],
 ])
 
+/** The most specific entry (longest prefix) that holds the address; row order does not matter. */
 function find(address: Address, entries: RangeEntry[]): RangeEntry | undefined {
+  let best: RangeEntry | undefined
   for (const entry of entries) {
-    if (entry.network[0].kind() === address.kind() && address.match(entry.network)) return entry
+    if (entry.network[0].kind() !== address.kind() || !address.match(entry.network)) continue
+    if (!best || entry.network[1] > best.network[1]) best = entry
   }
-  return undefined
+  return best
+}
+
+/**
+ * The blocked entry that decides, unless a strictly more specific reachable
+ * entry holds the address (e.g. 192.0.0.9/32 inside 192.0.0.0/24). On a tie
+ * the address is refused.
+ */
+function decide(address: Address, blocked: RangeEntry[], reachable: RangeEntry[]): BlockedRange | undefined {
+  const hit = find(address, blocked)
+  if (!hit) return undefined
+  const exception = find(address, reachable)
+  if (exception && exception.network[1] > hit.network[1]) return undefined
+  return { cidr: hit.cidr, name: hit.name }
 }
 
 function ipv4FromParts(high: number, low: number): ipaddr.IPv4 {
@@ -121,22 +148,22 @@ export function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; via:
 }
 
 function checkIPv4(address: ipaddr.IPv4): BlockedRange | undefined {
-  if (find(address, IPV4_REACHABLE)) return undefined
-  const hit = find(address, IPV4_BLOCKED)
-  return hit && { cidr: hit.cidr, name: hit.name }
+  return decide(address, IPV4_BLOCKED, IPV4_REACHABLE)
 }
 
 /**
  * Why an address is refused, or undefined when it is globally reachable
- * unicast. An IPv4 address embedded in an IPv6 one is checked too and named
- * first when it is the worse news (e.g. ::ffff:127.0.0.1 names loopback).
+ * unicast. The most specific matching entry names the range (255.255.255.255
+ * is limited broadcast, not the reserved 240.0.0.0/4 around it). An IPv4
+ * address embedded in an IPv6 one is checked too and named first when it is
+ * the worse news (e.g. ::ffff:127.0.0.1 names loopback, with `embedded` set).
  */
 export function blockedRange(input: string | Address): BlockedRange | undefined {
   let address: Address
   try {
     address = typeof input === 'string' ? ipaddr.parse(input) : input
   } catch {
-    return { cidr: String(input), name: 'not an IP address' }
+    return { cidr: String(input), name: 'not an IP address', notAnAddress: true }
   }
   if (address.kind() === 'ipv4') return checkIPv4(address as ipaddr.IPv4)
   const v6 = address as ipaddr.IPv6
@@ -144,17 +171,15 @@ export function blockedRange(input: string | Address): BlockedRange | undefined 
   for (const inner of embeddedIPv4(v6)) {
     if (teredo) break
     const bad = checkIPv4(inner.address)
-    if (bad) return { cidr: bad.cidr, name: `${bad.name}, embedded as ${inner.via} in ${v6.toString()}` }
+    if (bad) return { ...bad, embedded: { address: inner.address.toString(), via: inner.via } }
   }
-  if (find(v6, IPV6_REACHABLE)) return undefined
   if (!v6.match(IPV6_GLOBAL_UNICAST)) {
     const hit = find(v6, IPV6_OUTSIDE)
-    return hit ? { cidr: hit.cidr, name: hit.name } : { cidr: '2000::/3', name: 'outside IPv6 global unicast 2000::/3' }
+    return hit ? { cidr: hit.cidr, name: hit.name } : { cidr: '2000::/3', name: 'IPv6 global unicast', outside: true }
   }
   // 6to4 with a public IPv4 inside is an ordinary global address.
   if (v6.parts[0] === 0x2002) return undefined
-  const hit = find(v6, IPV6_BLOCKED)
-  return hit && { cidr: hit.cidr, name: hit.name }
+  return decide(v6, IPV6_BLOCKED, IPV6_REACHABLE)
 }
 
 /** Parses an address as an IP literal; undefined when it is not one. */

@@ -38,7 +38,7 @@ const BLOCKED: [address: string, range: string][] = [
   ['239.255.255.255', '224.0.0.0/4'],
   ['240.0.0.1', '240.0.0.0/4'],
   ['255.255.255.254', '240.0.0.0/4'],
-  ['255.255.255.255', '240.0.0.0/4'],
+  ['255.255.255.255', '255.255.255.255/32'],
   ['::', '::/128'],
   ['::1', '::1/128'],
   ['::ffff:127.0.0.1', '127.0.0.0/8'],
@@ -114,6 +114,27 @@ const PUBLIC = [
 ]
 
 describe('address policy: ranges', () => {
+  it('names the most specific matching entry, whatever the row order', () => {
+    assert.deepEqual(blockedRange('255.255.255.255'), { cidr: '255.255.255.255/32', name: 'limited broadcast (RFC 919)' })
+    assert.equal(blockedRange('255.255.255.254')?.cidr, '240.0.0.0/4')
+    // inside 2001::/23 (IETF protocol assignments), the narrower rows win
+    assert.equal(blockedRange('2001:0:1::1')?.cidr, '2001::/32')
+    assert.equal(blockedRange('2001:2::1')?.cidr, '2001:2::/48')
+    assert.equal(blockedRange('2001:10::1')?.cidr, '2001:10::/28')
+    // and a reachable /32 inside the blocked /24 lets its address through
+    assert.equal(blockedRange('192.0.0.9'), undefined)
+  })
+  it('says an IPv6 address matching no named entry is outside 2000::/3, not in it', () => {
+    assert.deepEqual(blockedRange('5f00::1'), { cidr: '2000::/3', name: 'IPv6 global unicast', outside: true })
+  })
+  it('names an embedded IPv4 address apart from the range it is in', () => {
+    assert.deepEqual(blockedRange('::ffff:127.0.0.1'), {
+      cidr: '127.0.0.0/8',
+      name: 'loopback (RFC 1122)',
+      embedded: { address: '127.0.0.1', via: 'IPv4-mapped' },
+    })
+  })
+
   for (const [address, range] of BLOCKED) {
     it(`blocks ${address} (${range})`, () => {
       const hit = blockedRange(address)
@@ -198,6 +219,47 @@ describe('address policy: vet() never connects', () => {
     assert.match(error.message, /192\.168\.0\.0\/16/)
   })
 
+  it('says an IPv6 destination matching no named entry is outside 2000::/3', async () => {
+    const error = await refusal(fetcher.vet('http://[5f00::1]/'))
+    assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
+    assert.equal(
+      error.message,
+      'The destination [5f00::1] is outside 2000::/3 (IPv6 global unicast), where all public IPv6 addresses are allocated; it is not fetched.',
+    )
+    assert.doesNotMatch(error.message, /\bin 2000::\/3/)
+    assert.equal(error.details.range, '2000::/3')
+    assert.equal(error.details.outsideRange, true)
+    assert.equal(error.details.address, '5f00::1')
+  })
+
+  it('names 255.255.255.255 as limited broadcast, not the reserved /4 around it', async () => {
+    const error = await refusal(fetcher.vet('http://255.255.255.255/'))
+    assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
+    assert.equal(error.details.range, '255.255.255.255/32')
+    assert.equal(error.message, 'The destination 255.255.255.255 is in 255.255.255.255/32, limited broadcast (RFC 919), which is not public; it is not fetched.')
+  })
+
+  it('says an IPv6 destination carries a refused IPv4 address rather than lying in an IPv4 range', async () => {
+    const literal = await refusal(fetcher.vet('http://[::ffff:127.0.0.1]/'))
+    assert.equal(
+      literal.message,
+      'The destination [::ffff:7f00:1] carries the IPv4 address 127.0.0.1 (IPv4-mapped), which is in 127.0.0.0/8, loopback (RFC 1122), a range that is not public; it is not fetched.',
+    )
+    assert.equal(literal.details.range, '127.0.0.0/8')
+    assert.equal(literal.details.embeddedAddress, '127.0.0.1')
+    const named = await refusal(fetcher.vet('http://mapped.test/'))
+    assert.match(named.message, /^The destination mapped\.test \(resolves to ::ffff:169\.254\.169\.254\) carries the IPv4 address 169\.254\.169\.254 \(IPv4-mapped\), which is in 169\.254\.0\.0\/16/)
+  })
+
+  it('says when a name resolves to something that is not an IP address', async () => {
+    const odd = createHttpFetcher({ lookup: (_hostname, _options, callback) => callback(null, [{ address: 'not-an-ip', family: 4 }]) })
+    const error = await refusal(odd.vet('http://odd.test/'))
+    assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
+    assert.equal(error.message, 'The host odd.test resolved to "not-an-ip", which is not an IP address; it is not fetched.')
+    assert.equal(error.details.range, undefined)
+    await odd.close()
+  })
+
   it('resolves a name once, with { all: true }', async () => {
     const calls: unknown[] = []
     const counting = createHttpFetcher({
@@ -237,6 +299,28 @@ describe('address policy: vet() never connects', () => {
     assert.throws(() => lists.parse('https://notpublic.test/'), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
     // a request's own allowed list narrows the operator's
     assert.throws(() => lists.parse('https://v6.test/', ['public.test']), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
+  })
+
+  it('words domain list refusals as they were decided', () => {
+    const lists = new AddressPolicy({ lookup, allowedDomains: ['public.test'], blockedDomains: ['*.bad.public.test'] })
+    const message = (input: string, allowed?: string[]) => {
+      try {
+        lists.parse(input, allowed)
+      } catch (error) {
+        assert.ok(WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
+        return error.message
+      }
+      assert.fail(`${input} should be refused`)
+    }
+    // a subdomain is not itself "on" the list: the message names the entry that matched
+    assert.equal(message('https://www.bad.public.test/'), 'The host www.bad.public.test matches the blocked domain list entry *.bad.public.test, which blocks bad.public.test and its subdomains.')
+    assert.equal(message('https://bad.public.test/'), 'The host bad.public.test matches the blocked domain list entry *.bad.public.test, which blocks bad.public.test and its subdomains.')
+    assert.equal(message('https://other.test/'), 'The host other.test matches no entry of the allowed domain list (public.test); an entry admits a domain and its subdomains.')
+    // the request's own list is named as such, not as the operator's
+    assert.equal(
+      message('https://www.public.test/', ['docs.test']),
+      "The host www.public.test matches no entry of this request's allowed domain list (docs.test); an entry admits a domain and its subdomains.",
+    )
   })
 
   after(() => fetcher.close())
