@@ -47,6 +47,8 @@ export interface SearchPluginSubject {
   assertEventFields(data: Record<string, any>, server: FixtureServer): void
   /** What the credential header looks like, so that the session log is checked for it. */
   credentialHeader: RegExp
+  /** The environment variable read when the row sets no baseURL, named in the unavailable reason. */
+  baseURLEnv: string
 }
 
 export interface PluginHarness {
@@ -212,6 +214,24 @@ export function itResolvesTheKeyAtEveryCall(harness: PluginHarness): void {
     const ctx = await harness.compose({ credentials: false })
     const error = await rejection(ctx.web.search({ query: 'q' }, { signal: new AbortController().signal }))
     assert.equal(error.code, 'WEB_PROVIDER_CREDENTIAL_MISSING')
+    assert.equal(server.requests.length, 0)
+  })
+}
+
+/** A row that boots but cannot search says why when the search is refused. */
+export function itSaysWhyItIsUnavailable(harness: PluginHarness): void {
+  const { subject, server } = harness
+  it('regression: a row with baseURL "not a url" boots, and a search names the bad setting (not only "check its config row")', async () => {
+    const ctx = await harness.compose({ config: { baseURL: 'not a url' } })
+    assert.deepEqual(ctx.web.listProviders().search, [subject.providerId], 'the row boots and registers')
+    const error = await rejection(ctx.web.search({ query: 'q' }, { signal: new AbortController().signal }))
+    assert.equal(error.code, 'WEB_PROVIDER_UNAVAILABLE')
+    const reason = `baseURL "not a url" is not a valid URL; set baseURL or ${subject.baseURLEnv}`
+    assert.equal(
+      error.message,
+      `The configured search provider "${subject.providerId}" is registered but not available: ${reason}. Registered search providers: ${subject.providerId}.`,
+    )
+    assert.equal(error.details.reason, reason)
     assert.equal(server.requests.length, 0)
   })
 }

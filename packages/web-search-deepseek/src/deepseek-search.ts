@@ -66,12 +66,14 @@ export function createDeepSeekSearch(settings: DeepSeekSearchSettings, deps: Dee
       errorMessage: (text) => parseDeepSeekErrorBody(text)?.error?.message,
       toError,
     })
-    return toSearchResult(DEEPSEEK_PROVIDER_ID, request, fromDeepSeekResponse(response, DEEPSEEK_PROVIDER_ID), wire.filters)
+    const mapped = fromDeepSeekResponse(response, DEEPSEEK_PROVIDER_ID)
+    return toSearchResult(DEEPSEEK_PROVIDER_ID, request, mapped, wire.reportFilters(mapped.sources))
   }
 
   return {
     id: DEEPSEEK_PROVIDER_ID,
     available: () => client.available(),
+    unavailableReason: () => client.unavailableReason(),
     search,
     close: () => client.close(),
   }

@@ -1,5 +1,5 @@
-import type { SearchFilterReport, SearchRequest } from 'dsh-web'
-import { cleanDomains, versionedEndpoint } from 'dsh-web/provider-http'
+import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, versionedEndpoint } from 'dsh-web/provider-http'
 import type { DeepSeekMessagesRequest, DeepSeekUserLocation, DeepSeekWebSearchTool } from './deepseek-messages-api.js'
 
 export interface DeepSeekRequestSettings {
@@ -10,11 +10,18 @@ export interface DeepSeekRequestSettings {
 
 export interface DeepSeekWireRequest {
   body: DeepSeekMessagesRequest
-  /** Which requested filters reached the wire. */
-  filters: SearchFilterReport[]
+  /**
+   * One report per requested filter, in request order, once the sources are
+   * known: a domain filter sent is honoured only when every source complies
+   * (DeepSeek does not document applying it, so the sources are the only
+   * evidence); `user_location` is never reported honoured, as nothing shows it
+   * was applied. Sources are only read, never removed.
+   */
+  reportFilters(sources: readonly SearchSource[]): SearchFilterReport[]
 }
 
-const BEST_EFFORT = 'sent to DeepSeek; its documentation does not say whether the filter is applied'
+const NOT_BOTH = 'not sent: the web search tool takes allowed_domains or blocked_domains, never both'
+const LOCATION_UNVERIFIED = 'sent to DeepSeek, but its documentation does not say it applies user_location, and the results cannot show it'
 
 /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in /v1. */
 export function deepSeekMessagesEndpoint(baseURL: string): URL {
@@ -32,27 +39,24 @@ export function searchInstruction(query: string): string {
 /** Neutral request to the Messages body with the native web search server tool. */
 export function toDeepSeekRequest(request: SearchRequest, settings: DeepSeekRequestSettings): DeepSeekWireRequest {
   const tool: DeepSeekWebSearchTool = { type: 'web_search_20250305', name: 'web_search', max_uses: settings.maxUses }
-  const filters: SearchFilterReport[] = []
   const allowed = cleanDomains(request.allowedDomains)
   const blocked = cleanDomains(request.blockedDomains)
-  if (allowed.length) {
-    tool.allowed_domains = allowed
-    filters.push({ filter: 'allowed_domains', honoured: true, note: BEST_EFFORT })
-  }
-  if (blocked.length) {
-    if (allowed.length) {
-      // The tool takes one or the other, never both; the allow list already excludes the rest.
-      filters.push({ filter: 'blocked_domains', honoured: false, note: 'not sent: the web search tool takes allowed_domains or blocked_domains, never both' })
-    } else {
-      tool.blocked_domains = blocked
-      filters.push({ filter: 'blocked_domains', honoured: true, note: BEST_EFFORT })
-    }
-  }
+  if (allowed.length) tool.allowed_domains = allowed
+  // The tool takes one list or the other, never both: with both, only the allow list is sent.
+  else if (blocked.length) tool.blocked_domains = blocked
   const location = toUserLocation(request.userLocation)
-  if (location) {
-    tool.user_location = location
-    filters.push({ filter: 'user_location', honoured: true, note: BEST_EFFORT })
+  if (location) tool.user_location = location
+
+  function reportFilters(sources: readonly SearchSource[]): SearchFilterReport[] {
+    const filters: SearchFilterReport[] = []
+    for (const check of checkDomainFilters(sources, { allowedDomains: allowed, blockedDomains: blocked })) {
+      const sent = check.filter === 'allowed_domains' || !allowed.length
+      filters.push(sent ? sentDomainFilterReport(check, 'DeepSeek') : { filter: check.filter, honoured: false, note: `${NOT_BOTH}; ${describeDomainCheck(check)}` })
+    }
+    if (location) filters.push({ filter: 'user_location', honoured: false, note: LOCATION_UNVERIFIED })
+    return filters
   }
+
   return {
     body: {
       model: settings.model,
@@ -60,7 +64,7 @@ export function toDeepSeekRequest(request: SearchRequest, settings: DeepSeekRequ
       messages: [{ role: 'user', content: searchInstruction(request.query) }],
       tools: [tool],
     },
-    filters,
+    reportFilters,
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { itLogsEveryAttempt, itRegistersWhileMounted, itResolvesTheKeyAtEveryCall, itStopsOnCancellationAndDeadlines, usePluginHarness, type SearchPluginSubject } from '../../../tests/support/plugin-contract.js'
+import { itLogsEveryAttempt, itRegistersWhileMounted, itResolvesTheKeyAtEveryCall, itSaysWhyItIsUnavailable, itStopsOnCancellationAndDeadlines, usePluginHarness, type SearchPluginSubject } from '../../../tests/support/plugin-contract.js'
 import * as deepseek from '../src/index.js'
 import { FIXTURES } from './helpers.js'
 
@@ -21,6 +21,7 @@ const subject: SearchPluginSubject = {
     assert.deepEqual(Object.keys(data).sort(), ['apiVersion', 'attempt', 'body', 'endpoint', 'providerId'])
   },
   credentialHeader: /x-api-key/i,
+  baseURLEnv: 'DEEPSEEK_SEARCH_BASE_URL',
 }
 
 describe('deepseek: the plugin in real Cordis contexts', () => {
@@ -40,6 +41,7 @@ describe('deepseek: the plugin in real Cordis contexts', () => {
   })
 
   itResolvesTheKeyAtEveryCall(harness)
+  itSaysWhyItIsUnavailable(harness)
   itLogsEveryAttempt(harness)
   itStopsOnCancellationAndDeadlines(harness)
 })

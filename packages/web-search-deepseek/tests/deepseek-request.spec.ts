@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createDeepSeekSearch, DEFAULT_DEEPSEEK_BASE_URL } from '../src/deepseek-search.js'
 import { deepSeekMessagesEndpoint, searchInstruction } from '../src/to-deepseek-request.js'
+import { checkDomainFilters, describeDomainCheck, isOnDomain, sentDomainFilterReport } from 'dsh-web/provider-http'
 import { useFixtureServer } from '../../../tests/support/fixture-server.js'
 import { call, FIXTURES, providerFor, TEST_KEY } from './helpers.js'
 
@@ -32,7 +33,7 @@ describe('deepseek: the request as sent', () => {
     await provider.close()
   })
 
-  it('sends allowed_domains and user_location when the request carries them, and reports them as best effort', async () => {
+  it('sends allowed_domains and user_location when the request carries them', async () => {
     server.reply('deepseek-multi-result')
     const { provider } = providerFor(server, { apiVersion: '2099-01-01', model: 'deepseek-v4-pro', maxUses: 1 })
     const result = await provider.search(
@@ -51,23 +52,29 @@ describe('deepseek: the request as sent', () => {
         user_location: { type: 'approximate', city: 'Berlin', country: 'DE', timezone: 'Europe/Berlin' },
       },
     ])
-    assert.deepEqual(
-      result.filters.map((filter) => [filter.filter, filter.honoured]),
-      [['allowed_domains', true], ['user_location', true]],
-    )
+    // The fixture's sources include github.com: sent is not the same as honoured.
+    assert.deepEqual(result.filters, [
+      { filter: 'allowed_domains', honoured: false, note: 'sent to DeepSeek, but 1 of 4 sources is outside the allowed domains (github.com)' },
+      { filter: 'user_location', honoured: false, note: 'sent to DeepSeek, but its documentation does not say it applies user_location, and the results cannot show it' },
+    ])
     await provider.close()
   })
 
   it('sends blocked_domains alone, and never both lists (blocked is reported as not sent)', async () => {
     server.reply('deepseek-multi-result', 'deepseek-multi-result')
     const { provider } = providerFor(server)
-    await provider.search({ query: 'q', blockedDomains: ['pinterest.com'] }, call())
+    const alone = await provider.search({ query: 'q', blockedDomains: ['pinterest.com'] }, call())
     assert.deepEqual(JSON.parse(server.requests[0]!.body).tools[0].blocked_domains, ['pinterest.com'])
+    assert.deepEqual(alone.filters, [{ filter: 'blocked_domains', honoured: true, note: 'sent to DeepSeek; none of the 4 sources is on the blocked domains' }])
     const both = await provider.search({ query: 'q', allowedDomains: ['a.org'], blockedDomains: ['b.org'] }, call())
     const tool = JSON.parse(server.requests[1]!.body).tools[0]
     assert.deepEqual(tool.allowed_domains, ['a.org'])
     assert.equal(tool.blocked_domains, undefined)
-    assert.deepEqual(both.filters.find((filter) => filter.filter === 'blocked_domains')?.honoured, false)
+    assert.deepEqual(both.filters.find((filter) => filter.filter === 'blocked_domains'), {
+      filter: 'blocked_domains',
+      honoured: false,
+      note: 'not sent: the web search tool takes allowed_domains or blocked_domains, never both; none of the 4 sources is on the blocked domains',
+    })
     await provider.close()
   })
 
@@ -102,6 +109,35 @@ describe('deepseek: the request as sent', () => {
     assert.equal(provider.available(), true)
   })
 
+  it('unavailableReason() names the setting to fix, and is undefined when available', () => {
+    const deps = { resolveCredential: async () => ({ value: 'k', source: 'config' as const }), env: {} }
+    const base = { model: 'm', maxTokens: 1, maxUses: 1, apiVersion: 'v', timeoutMs: 1000 }
+    const reason = (settings: object, env: Record<string, string> = {}) => createDeepSeekSearch({ ...base, ...settings }, { ...deps, env }).unavailableReason?.()
+    assert.equal(reason({ apiKeyEnv: 'X', baseURL: 'http://127.0.0.1:9' }), undefined)
+    assert.equal(reason({ apiKeyEnv: 'X' }), undefined, 'the default base URL builds')
+    assert.equal(reason({ apiKeyEnv: 'X', baseURL: 'not a url' }), 'baseURL "not a url" is not a valid URL; set baseURL or DEEPSEEK_SEARCH_BASE_URL')
+    assert.equal(reason({ apiKeyEnv: 'X' }, { DEEPSEEK_SEARCH_BASE_URL: 'nope' }), 'DEEPSEEK_SEARCH_BASE_URL "nope" is not a valid URL; set baseURL or DEEPSEEK_SEARCH_BASE_URL')
+    assert.equal(
+      reason({ apiKeyEnv: 'X', baseURL: 'ftp://user:secret@127.0.0.1/x?token=t' }),
+      'baseURL "ftp://127.0.0.1/x" cannot be used (unsupported protocol ftp:); set baseURL or DEEPSEEK_SEARCH_BASE_URL',
+      'a URL that parses is shown without credentials or query',
+    )
+    assert.equal(reason({ baseURL: 'http://127.0.0.1:9' }), 'no credential reference (apiKeyEnv) or literal apiKey is configured')
+    assert.equal(
+      reason({ apiKey: '', baseURL: 'not a url' }),
+      'no credential reference (apiKeyEnv) or literal apiKey is configured; baseURL "not a url" is not a valid URL; set baseURL or DEEPSEEK_SEARCH_BASE_URL',
+    )
+  })
+
+  it('a search with a base URL that does not build is WEB_PROVIDER_UNAVAILABLE with the same reason, nothing dispatched', async () => {
+    const { provider } = providerFor(server, { baseURL: 'not a url' })
+    const error = await provider.search({ query: 'q' }, call()).catch((error) => error)
+    assert.equal(error.code, 'WEB_PROVIDER_UNAVAILABLE')
+    assert.equal(error.message, 'The DeepSeek search is not available: baseURL "not a url" is not a valid URL; set baseURL or DEEPSEEK_SEARCH_BASE_URL.')
+    assert.equal(server.requests.length, 0)
+    await provider.close()
+  })
+
   it('available() is local: a base URL that parses and a credential reference or literal', () => {
     const deps = { resolveCredential: async () => ({ value: 'k', source: 'config' as const }), env: {} }
     const base = { model: 'm', maxTokens: 1, maxUses: 1, apiVersion: 'v', timeoutMs: 1000 }
@@ -118,5 +154,116 @@ describe('deepseek: the request as sent', () => {
     assert.equal(error.code, 'INVALID_ARGUMENT')
     assert.equal(server.requests.length, 0)
     await provider.close()
+  })
+})
+
+describe('deepseek: filters reported as they held for the returned sources', () => {
+  const server = useFixtureServer(FIXTURES)
+
+  it('regression: allowed_domains [nodejs.org] with github.com sources is NOT honoured, the note counts them, and no source is dropped', async () => {
+    server.reply('deepseek-allowed-domains-violated')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'node lts', allowedDomains: ['nodejs.org'] }, call())
+    assert.deepEqual(JSON.parse(server.requests[0]!.body).tools[0].allowed_domains, ['nodejs.org'])
+    assert.deepEqual(result.filters, [
+      { filter: 'allowed_domains', honoured: false, note: 'sent to DeepSeek, but 2 of 5 sources are outside the allowed domains (github.com, notnodejs.org)' },
+    ])
+    assert.deepEqual(
+      result.sources.map((source) => source.url),
+      [
+        'https://nodejs.org/en/about/previous-releases',
+        'https://github.com/nodejs/Release',
+        'https://Blog.NodeJS.org/release/v24.11.0',
+        'https://notnodejs.org/lts',
+        'https://nodejs.org/en/blog/release/v24.11.0',
+      ],
+      'every source is kept, as returned',
+    )
+    await provider.close()
+  })
+
+  it('allowed_domains is honoured when every source is on the domains: subdomains included, case-insensitive', async () => {
+    server.reply('deepseek-allowed-domains-satisfied')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'node lts', allowedDomains: ['NodeJS.org'] }, call())
+    assert.equal(result.sources.length, 3)
+    assert.deepEqual(result.filters, [{ filter: 'allowed_domains', honoured: true, note: 'sent to DeepSeek; all 3 sources are on the allowed domains' }])
+    await provider.close()
+  })
+
+  it('blocked_domains with a returned source on a blocked domain is NOT honoured, naming the host', async () => {
+    server.reply('deepseek-allowed-domains-violated')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'node lts', blockedDomains: ['GitHub.com'] }, call())
+    assert.deepEqual(JSON.parse(server.requests[0]!.body).tools[0].blocked_domains, ['GitHub.com'])
+    assert.deepEqual(result.filters, [{ filter: 'blocked_domains', honoured: false, note: 'sent to DeepSeek, but 1 of 5 sources is on the blocked domains (github.com)' }])
+    assert.equal(result.sources.length, 5)
+    await provider.close()
+  })
+
+  it('with no sources a sent domain filter holds (nothing is outside it) and the note says nothing was checked', async () => {
+    server.reply('deepseek-zero-results')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'qwxzv', allowedDomains: ['nodejs.org'] }, call())
+    assert.deepEqual(result.filters, [{ filter: 'allowed_domains', honoured: true, note: 'sent to DeepSeek; no sources came back to check it against' }])
+    await provider.close()
+  })
+
+  it('user_location alone: sent, reported NOT honoured because DeepSeek does not document applying it', async () => {
+    server.reply('deepseek-allowed-domains-satisfied')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'q', userLocation: { country: 'DE' } }, call())
+    assert.deepEqual(JSON.parse(server.requests[0]!.body).tools[0].user_location, { type: 'approximate', country: 'DE' })
+    assert.equal(result.filters.length, 1)
+    assert.equal(result.filters[0]!.filter, 'user_location')
+    assert.equal(result.filters[0]!.honoured, false)
+    assert.match(result.filters[0]!.note!, /^sent to DeepSeek, but its documentation does not say it applies user_location/)
+    await provider.close()
+  })
+})
+
+describe('checkDomainFilters (dsh-web/provider-http)', () => {
+  const sources = (...urls: string[]) => urls.map((url) => ({ url }))
+
+  it('matches a domain and its subdomains, case-insensitive, never a lookalike', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['https://nodejs.org/x', 'nodejs.org', true],
+      ['https://Docs.NodeJS.org/api', 'nodejs.org', true],
+      ['https://nodejs.org./x', 'NODEJS.ORG.', true],
+      ['http://a.b.nodejs.org:8080/', 'nodejs.org', true],
+      ['https://notnodejs.org/', 'nodejs.org', false],
+      ['https://nodejs.org.evil.example/', 'nodejs.org', false],
+      ['https://example.com/blog/post', 'example.com/blog', true],
+      ['https://example.com/blogroll', 'example.com/blog', false],
+      ['https://bücher.example/', 'BÜCHER.example', true],
+      ['ftp://nodejs.org/x', 'nodejs.org', false],
+      ['not a url', 'nodejs.org', false],
+    ]
+    for (const [url, domain, expected] of cases) assert.equal(isOnDomain(url, domain), expected, `${url} on ${domain}`)
+  })
+
+  it('lists the sources outside each requested list, in order, without changing the sources', () => {
+    const list = sources('https://nodejs.org/a', 'https://github.com/b', 'not a url', 'https://gist.github.com/c')
+    const before = JSON.stringify(list)
+    assert.deepEqual(checkDomainFilters(list, {}), [])
+    assert.deepEqual(checkDomainFilters(list, { allowedDomains: [' nodejs.org ', ''] }), [
+      { filter: 'allowed_domains', domains: ['nodejs.org'], checked: 4, outside: ['https://github.com/b', 'not a url', 'https://gist.github.com/c'] },
+    ])
+    const [blocked] = checkDomainFilters(list, { blockedDomains: ['github.com'] })
+    assert.deepEqual(blocked, { filter: 'blocked_domains', domains: ['github.com'], checked: 4, outside: ['https://github.com/b', 'not a url', 'https://gist.github.com/c'] })
+    assert.equal(describeDomainCheck(blocked!), '3 of 4 sources are on the blocked domains (github.com, an unparseable URL, gist.github.com)')
+    assert.equal(JSON.stringify(list), before)
+  })
+
+  it('names at most three hosts in a note, then how many more', () => {
+    const [check] = checkDomainFilters(sources('https://a.example/', 'https://b.example/', 'https://c.example/', 'https://d.example/', 'https://a.example/2', 'https://ok.org/'), {
+      allowedDomains: ['ok.org'],
+    })
+    assert.equal(describeDomainCheck(check!), '5 of 6 sources are outside the allowed domains (a.example, b.example, c.example and 1 more)')
+    assert.deepEqual(sentDomainFilterReport(check!, 'Vendor'), {
+      filter: 'allowed_domains',
+      honoured: false,
+      note: 'sent to Vendor, but 5 of 6 sources are outside the allowed domains (a.example, b.example, c.example and 1 more)',
+    })
   })
 })

@@ -69,12 +69,14 @@ export function createOpenAISearch(settings: OpenAISearchSettings, deps: OpenAIS
       errorMessage: (text) => parseOpenAIErrorBody(text)?.error?.message,
       toError,
     })
-    return toSearchResult(OPENAI_PROVIDER_ID, request, fromOpenAIResponse(response, OPENAI_PROVIDER_ID), wire.filters)
+    const mapped = fromOpenAIResponse(response, OPENAI_PROVIDER_ID)
+    return toSearchResult(OPENAI_PROVIDER_ID, request, mapped, wire.reportFilters(mapped.sources))
   }
 
   return {
     id: OPENAI_PROVIDER_ID,
     available: () => client.available(),
+    unavailableReason: () => client.unavailableReason(),
     search,
     close: () => client.close(),
   }

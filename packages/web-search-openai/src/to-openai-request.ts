@@ -1,5 +1,5 @@
-import type { SearchFilterReport, SearchRequest } from 'dsh-web'
-import { cleanDomains, versionedEndpoint } from 'dsh-web/provider-http'
+import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, versionedEndpoint } from 'dsh-web/provider-http'
 import type { OpenAIResponsesRequest, OpenAISearchContextSize, OpenAIUserLocation, OpenAIWebSearchTool } from './openai-responses-api.js'
 
 export interface OpenAIRequestSettings {
@@ -9,9 +9,18 @@ export interface OpenAIRequestSettings {
 
 export interface OpenAIWireRequest {
   body: OpenAIResponsesRequest
-  /** Which requested filters reached the wire, and which this API cannot take. */
-  filters: SearchFilterReport[]
+  /**
+   * One report per requested filter once the sources are known:
+   * `user_location` as documented for the web_search tool (it cannot be checked
+   * against the sources); `allowed_domains`, documented too, honoured only when
+   * every source complies; `blocked_domains`, which this API has no field for,
+   * never honoured. Sources are only read, never removed.
+   */
+  reportFilters(sources: readonly SearchSource[]): SearchFilterReport[]
 }
+
+const LOCATION_DOCUMENTED = 'sent to OpenAI, which documents user_location for the web_search tool; the results cannot show it'
+const NO_BLOCKED_FIELD = 'not sent: the OpenAI web_search tool has no blocked-domains filter, so results may include those domains'
 
 /** `{base}/v1/responses`, or `{base}/responses` when the base already ends in /v1. */
 export function openAIResponsesEndpoint(baseURL: string): URL {
@@ -21,28 +30,29 @@ export function openAIResponsesEndpoint(baseURL: string): URL {
 /** Neutral request to the Responses body with the hosted web_search tool. */
 export function toOpenAIRequest(request: SearchRequest, settings: OpenAIRequestSettings): OpenAIWireRequest {
   const tool: OpenAIWebSearchTool = { type: 'web_search' }
-  const filters: SearchFilterReport[] = []
   if (settings.searchContextSize) tool.search_context_size = settings.searchContextSize
   const location = toUserLocation(request.userLocation)
-  if (location) {
-    tool.user_location = location
-    filters.push({ filter: 'user_location', honoured: true })
-  }
+  if (location) tool.user_location = location
   const allowed = cleanDomains(request.allowedDomains)
-  if (allowed.length) {
-    tool.filters = { allowed_domains: allowed }
-    filters.push({ filter: 'allowed_domains', honoured: true })
+  const blocked = cleanDomains(request.blockedDomains)
+  if (allowed.length) tool.filters = { allowed_domains: allowed }
+
+  function reportFilters(sources: readonly SearchSource[]): SearchFilterReport[] {
+    const filters: SearchFilterReport[] = []
+    if (location) filters.push({ filter: 'user_location', honoured: true, note: LOCATION_DOCUMENTED })
+    for (const check of checkDomainFilters(sources, { allowedDomains: allowed, blockedDomains: blocked })) {
+      filters.push(
+        check.filter === 'allowed_domains'
+          ? sentDomainFilterReport(check, 'OpenAI')
+          : { filter: check.filter, honoured: false, note: `${NO_BLOCKED_FIELD}; ${describeDomainCheck(check)}` },
+      )
+    }
+    return filters
   }
-  if (cleanDomains(request.blockedDomains).length) {
-    filters.push({
-      filter: 'blocked_domains',
-      honoured: false,
-      note: 'not sent: the OpenAI web_search tool has no blocked-domains filter, so results may include those domains',
-    })
-  }
+
   return {
     body: { model: settings.model, input: request.query, tools: [tool], include: ['web_search_call.action.sources'], store: false },
-    filters,
+    reportFilters,
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { itLogsEveryAttempt, itRegistersWhileMounted, itResolvesTheKeyAtEveryCall, itStopsOnCancellationAndDeadlines, usePluginHarness, type SearchPluginSubject } from '../../../tests/support/plugin-contract.js'
+import { itLogsEveryAttempt, itRegistersWhileMounted, itResolvesTheKeyAtEveryCall, itSaysWhyItIsUnavailable, itStopsOnCancellationAndDeadlines, usePluginHarness, type SearchPluginSubject } from '../../../tests/support/plugin-contract.js'
 import * as openai from '../src/index.js'
 import { FIXTURES } from './helpers.js'
 
@@ -20,6 +20,7 @@ const subject: SearchPluginSubject = {
     assert.deepEqual(Object.keys(data).sort(), ['attempt', 'body', 'endpoint', 'providerId'])
   },
   credentialHeader: /authorization|bearer/i,
+  baseURLEnv: 'OPENAI_SEARCH_BASE_URL',
 }
 
 describe('openai: the plugin in real Cordis contexts', () => {
@@ -39,6 +40,7 @@ describe('openai: the plugin in real Cordis contexts', () => {
   })
 
   itResolvesTheKeyAtEveryCall(harness)
+  itSaysWhyItIsUnavailable(harness)
   itLogsEveryAttempt(harness)
   itStopsOnCancellationAndDeadlines(harness)
 })

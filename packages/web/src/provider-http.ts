@@ -264,6 +264,8 @@ export interface ModelSearchProvider extends SearchProvider {
 export interface ModelApiClient {
   /** Local, no network: a credential reference or literal, and a base URL the endpoint builds from. */
   available(): boolean
+  /** Why `available()` is false (every problem, `; `-separated), naming the setting to fix; undefined when available. */
+  unavailableReason(): string | undefined
   /**
    * Everything a search does before its vendor builds the request, in this
    * order: refuse an empty query (INVALID_ARGUMENT), start the deadline, build
@@ -294,8 +296,44 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const dispatcher = deps.dispatcher ?? ownDispatcher!
   const env = deps.env ?? process.env
 
+  /** The base URL in effect and the setting it came from, as named in messages. */
+  function baseURL(): { value: string; origin: string } {
+    if (settings.baseURL) return { value: settings.baseURL, origin: 'baseURL' }
+    const fromEnv = env[api.baseURLEnv]
+    if (fromEnv) return { value: fromEnv, origin: api.baseURLEnv }
+    return { value: api.defaultBaseURL, origin: 'the default base URL' }
+  }
+
   function endpoint(): URL {
-    return api.endpoint(settings.baseURL || env[api.baseURLEnv] || api.defaultBaseURL)
+    return api.endpoint(baseURL().value)
+  }
+
+  /** Why no endpoint builds from the base URL in effect; undefined when one does. */
+  function baseURLProblem(): string | undefined {
+    const { value, origin } = baseURL()
+    try {
+      api.endpoint(value)
+      return undefined
+    } catch (error) {
+      let parses = true
+      try {
+        new URL(value)
+      } catch {
+        parses = false
+      }
+      // A value that parses is shown without credentials, query or fragment; one that does not is shown as given.
+      const shown = parses ? redactUrl(value) : value.length > 120 ? `${value.slice(0, 120)}…` : value
+      const why = parses ? `cannot be used (${error instanceof Error ? error.message : String(error)})` : 'is not a valid URL'
+      return `${origin} ${JSON.stringify(shown)} ${why}; set baseURL or ${api.baseURLEnv}`
+    }
+  }
+
+  function unavailableReason(): string | undefined {
+    const problems: string[] = []
+    if (!settings.apiKeyEnv && !settings.apiKey) problems.push('no credential reference (apiKeyEnv) or literal apiKey is configured')
+    const base = baseURLProblem()
+    if (base) problems.push(base)
+    return problems.length ? problems.join('; ') : undefined
   }
 
   async function startSearch(request: SearchRequest, call: ProviderCall): Promise<ModelApiCall> {
@@ -309,7 +347,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     try {
       url = endpoint()
     } catch (error) {
-      throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The ${providerName} search base URL is not a valid URL; set baseURL or ${api.baseURLEnv}.`, {
+      throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The ${providerName} search is not available: ${baseURLProblem() ?? 'its base URL does not build an endpoint'}.`, {
         details: { providerId },
         cause: error,
         retryable: false,
@@ -346,15 +384,8 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   }
 
   return {
-    available() {
-      if (!settings.apiKeyEnv && !settings.apiKey) return false
-      try {
-        endpoint()
-        return true
-      } catch {
-        return false
-      }
-    },
+    available: () => unavailableReason() === undefined,
+    unavailableReason,
     startSearch,
     async close() {
       await ownDispatcher?.close()

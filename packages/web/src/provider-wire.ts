@@ -1,11 +1,12 @@
 /**
  * Wire helpers that are the same for every model API: tolerant reading of
  * JSON bodies (only the envelope is checked; unknown fields pass through
- * untouched), the versioned endpoint, the request's domain lists, and the
- * neutral result. Pure; part of `dsh-web/provider-http`.
+ * untouched), the versioned endpoint, the request's domain lists and their
+ * check against the returned sources, and the neutral result. Pure; part of
+ * `dsh-web/provider-http`.
  */
 
-import type { SearchFilterReport, SearchRequest, SearchResult } from './types.js'
+import type { SearchFilterReport, SearchRequest, SearchResult, SearchSource } from './types.js'
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -67,6 +68,139 @@ export function cleanDomains(domains: string[] | undefined): string[] {
     if (trimmed) seen.add(trimmed)
   }
   return [...seen]
+}
+
+// ---------------------------------------------------------------- domain filters, checked against the sources
+
+export type DomainFilterName = 'allowed_domains' | 'blocked_domains'
+
+/** How the returned sources stand against one requested domain list. Sources are only read, never removed. */
+export interface DomainFilterCheck {
+  filter: DomainFilterName
+  /** The requested list, cleaned (see `cleanDomains`). */
+  domains: string[]
+  /** How many sources were checked: all of them. */
+  checked: number
+  /**
+   * URLs of the sources the filter does not hold for, in the sources' order:
+   * not on an allowed domain, or on a blocked one. A URL that does not parse
+   * as http(s) cannot be shown to comply and counts as outside both lists.
+   */
+  outside: string[]
+}
+
+/** One entry of a domain list: a host (lowercase, punycode, no trailing dot) and an optional path prefix. */
+interface DomainPattern {
+  host: string
+  path?: string
+}
+
+function toDomainPattern(entry: string): DomainPattern | undefined {
+  const bare = entry.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+  const slash = bare.indexOf('/')
+  const hostPart = (slash === -1 ? bare : bare.slice(0, slash)).replace(/\.+$/, '')
+  if (!hostPart) return undefined
+  let host: string
+  try {
+    // Lowercases and turns an internationalised name into the punycode URLs carry.
+    host = new URL(`http://${hostPart}`).hostname
+  } catch {
+    host = hostPart.toLowerCase()
+  }
+  const path = slash === -1 ? undefined : bare.slice(slash).replace(/\/+$/, '')
+  return path ? { host, path } : { host }
+}
+
+/**
+ * Whether a URL is on `domain` or a subdomain of it, case-insensitive. A
+ * domain given with a path (`example.com/blog`) also needs the URL's path to
+ * start with that path segment. A URL that is not http(s) matches nothing.
+ */
+export function isOnDomain(url: string, domain: string): boolean {
+  const pattern = toDomainPattern(domain)
+  if (!pattern) return false
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return false
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false
+  const host = parsed.hostname.replace(/\.+$/, '')
+  if (host !== pattern.host && !host.endsWith(`.${pattern.host}`)) return false
+  if (!pattern.path) return true
+  const path = parsed.pathname.toLowerCase()
+  const prefix = pattern.path.toLowerCase()
+  return path === prefix || path.startsWith(`${prefix}/`)
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    const { protocol } = new URL(url)
+    return protocol === 'https:' || protocol === 'http:'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Checks the sources against each domain list the request carries (allowed
+ * first, then blocked; none when it carries neither). What the provider was
+ * sent does not matter here: this says whether the filter holds for what came
+ * back, so a provider can report `honoured` truthfully.
+ */
+export function checkDomainFilters(sources: readonly SearchSource[], request: Pick<SearchRequest, 'allowedDomains' | 'blockedDomains'>): DomainFilterCheck[] {
+  const checks: DomainFilterCheck[] = []
+  const allowed = cleanDomains(request.allowedDomains)
+  const blocked = cleanDomains(request.blockedDomains)
+  if (allowed.length) {
+    const outside = sources.filter((source) => !allowed.some((domain) => isOnDomain(source.url, domain))).map((source) => source.url)
+    checks.push({ filter: 'allowed_domains', domains: allowed, checked: sources.length, outside })
+  }
+  if (blocked.length) {
+    const outside = sources.filter((source) => !isHttpUrl(source.url) || blocked.some((domain) => isOnDomain(source.url, domain))).map((source) => source.url)
+    checks.push({ filter: 'blocked_domains', domains: blocked, checked: sources.length, outside })
+  }
+  return checks
+}
+
+/** Hosts named in a note: at most this many, then "and N more". */
+const NAMED_HOSTS = 3
+
+/**
+ * What a check found, as a clause for a filter note, e.g. "2 of 5 sources are
+ * outside the allowed domains (github.com, example.org)" or "all 4 sources are
+ * on the allowed domains".
+ */
+export function describeDomainCheck(check: DomainFilterCheck): string {
+  const { checked, outside } = check
+  const where = check.filter === 'allowed_domains' ? 'outside the allowed domains' : 'on the blocked domains'
+  if (checked === 0) return 'no sources came back to check it against'
+  if (!outside.length) {
+    if (check.filter === 'allowed_domains') return checked === 1 ? 'the one source is on the allowed domains' : `all ${checked} sources are on the allowed domains`
+    return checked === 1 ? 'the one source is not on the blocked domains' : `none of the ${checked} sources is on the blocked domains`
+  }
+  const hosts = [...new Set(outside.map(hostOf))]
+  const named = hosts.slice(0, NAMED_HOSTS).join(', ') + (hosts.length > NAMED_HOSTS ? ` and ${hosts.length - NAMED_HOSTS} more` : '')
+  return `${outside.length} of ${checked} source${checked === 1 ? '' : 's'} ${outside.length === 1 ? 'is' : 'are'} ${where} (${named})`
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname || url
+  } catch {
+    return 'an unparseable URL'
+  }
+}
+
+/**
+ * The report of a domain filter that was sent to the provider: honoured only
+ * when every returned source complies (vacuously so when none came back),
+ * whatever the provider's documentation promises.
+ */
+export function sentDomainFilterReport(check: DomainFilterCheck, providerName: string): SearchFilterReport {
+  const honoured = check.outside.length === 0
+  return { filter: check.filter, honoured, note: `sent to ${providerName}${honoured ? '; ' : ', but '}${describeDomainCheck(check)}` }
 }
 
 /** What a vendor's answer mapper gives: everything of a result that comes from the wire. */

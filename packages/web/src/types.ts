@@ -84,7 +84,12 @@ export interface SearchAnswer {
 
 export type SearchFilterName = 'allowed_domains' | 'blocked_domains' | 'user_location'
 
-/** Whether a requested filter reached the provider and was applied. */
+/**
+ * Whether a requested filter holds for the result. A domain filter is honoured
+ * only when it reached the provider and every returned source complies; a
+ * filter that cannot be checked is honoured only when the provider documents
+ * applying it. `note` says what was sent and what was found.
+ */
 export interface SearchFilterReport {
   filter: SearchFilterName
   honoured: boolean
@@ -116,6 +121,12 @@ export interface SearchProvider {
   readonly id: string
   /** A cheap local check; never touches the network. */
   available(): boolean
+  /**
+   * Why `available()` is false, for the person fixing the config row (e.g.
+   * `baseURL "x" is not a valid URL; set baseURL or ...`); undefined when it is
+   * available. Local and cheap like `available()`; never names a key.
+   */
+  unavailableReason?(): string | undefined
   search(request: SearchRequest, call: ProviderCall): Promise<SearchResult>
 }
 
@@ -217,5 +228,7 @@ export interface FetchProvider {
   readonly id: string
   /** A cheap local check; never touches the network. */
   available(): boolean
+  /** Why `available()` is false; undefined when it is available. Local and cheap like `available()`. */
+  unavailableReason?(): string | undefined
   fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument>
 }

@@ -76,7 +76,7 @@ export class WebService extends Service<WebConfig> {
     })
   }
 
-  private select<P extends { id: string; available(): boolean }>(kind: Kind, registry: Map<string, P>, id: string): P {
+  private select<P extends { id: string; available(): boolean; unavailableReason?(): string | undefined }>(kind: Kind, registry: Map<string, P>, id: string): P {
     const registered = [...registry.keys()]
     const listed = registered.length ? registered.join(', ') : 'none'
     if (!id) {
@@ -94,10 +94,12 @@ export class WebService extends Service<WebConfig> {
       )
     }
     if (!provider.available()) {
+      const reason = provider.unavailableReason?.()?.trim().replace(/\.$/, '')
       throw new WebError(
         'WEB_PROVIDER_UNAVAILABLE',
-        `The configured ${kind} provider "${id}" is registered but not available (check its config row). Registered ${kind} providers: ${listed}.`,
-        { details: { providerId: id, registered } },
+        `The configured ${kind} provider "${id}" is registered but not available: ${reason || 'it gave no reason (check its config row)'}. ` +
+          `Registered ${kind} providers: ${listed}.`,
+        { details: { providerId: id, registered, ...(reason ? { reason } : {}) } },
       )
     }
     return provider

@@ -4,12 +4,14 @@ import { Context } from 'cordis'
 import * as web from 'dsh-web'
 import { type FetchProvider, type SearchProvider, WebError } from 'dsh-web'
 
-function searchProvider(id: string, available = true): SearchProvider {
-  return {
+function searchProvider(id: string, available = true, reason?: string): SearchProvider {
+  const provider: SearchProvider = {
     id,
     available: () => available,
     search: async (request) => ({ providerId: id, query: request.query, queries: [request.query], sources: [], filters: [], warnings: [] }),
   }
+  if (reason !== undefined) provider.unavailableReason = () => reason
+  return provider
 }
 
 function fetchProvider(id: string): FetchProvider {
@@ -83,6 +85,34 @@ describe('WebService registries', () => {
     ctx.web.registerSearchProvider(searchProvider('up'))
     ctx.web.registerSearchProvider(searchProvider('down', false))
     await assert.rejects(ctx.web.search({ query: 'q' }, call()), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_UNAVAILABLE' && /"down"/.test(error.message))
+    const error = await ctx.web.search({ query: 'q' }, call()).then(() => undefined, (error) => error)
+    assert.match(error.message, /not available: it gave no reason \(check its config row\)\. Registered search providers: up, down\./)
+    assert.equal(error.details.reason, undefined)
+  })
+
+  it('regression: "registered but not available" names the provider\'s own reason (unavailableReason) when it gives one', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'down', fetchProvider: 'http' })
+    await settle(ctx)
+    const reason = 'baseURL "not a url" is not a valid URL; set baseURL or DOWN_BASE_URL'
+    ctx.web.registerSearchProvider(searchProvider('down', false, reason))
+    const error = await ctx.web.search({ query: 'q' }, call()).then(() => undefined, (error) => error)
+    assert.ok(WebError.is(error))
+    assert.equal(error.code, 'WEB_PROVIDER_UNAVAILABLE')
+    assert.equal(
+      error.message,
+      `The configured search provider "down" is registered but not available: ${reason}. Registered search providers: down.`,
+    )
+    assert.equal(error.details.reason, reason)
+    assert.equal(error.details.providerId, 'down')
+    // An available provider is never asked why it is not.
+    const other = new Context()
+    other.plugin(web, { searchProvider: 'up', fetchProvider: 'http' })
+    await settle(other)
+    let asked = false
+    other.web.registerSearchProvider({ ...searchProvider('up'), unavailableReason: () => ((asked = true), 'never') })
+    assert.equal((await other.web.search({ query: 'q' }, call())).providerId, 'up')
+    assert.equal(asked, false)
   })
 
   it('routes fetches to the configured fetch provider', async () => {
