@@ -1,0 +1,236 @@
+/**
+ * What every model-API search provider repeats: one client per provider
+ * instance (its connections, base URL, availability) and, per search, the
+ * credential, the deadline and the transport bound to them.
+ */
+import { Agent, type Dispatcher } from 'undici'
+import { abortError, redactUrl, WebError } from './errors.js'
+import { describeCredentialSource, type CredentialRequest, type ResolvedCredential } from './credential.js'
+import type { JsonValue, ProviderCall, SearchProvider, SearchRequest } from './types.js'
+import { headerValue, type HttpAnswer, type PostJsonOptions, postJson, type ProviderErrorContext } from './provider-http.js'
+
+
+/** A vendor's model API as its provider package describes it. */
+export interface ModelApi {
+  providerId: string
+  /** Human name of the provider for messages, e.g. DeepSeek. */
+  providerName: string
+  /** The environment variable read when the row sets no baseURL. */
+  baseURLEnv: string
+  defaultBaseURL: string
+  /** The vendor's endpoint from a base URL; throws when none can be built from it. */
+  endpoint(baseURL: string): URL
+}
+
+/** The settings every model-API search provider takes besides its vendor's own. */
+export interface ModelSearchSettings {
+  /** Name of the credential, resolved at every search. */
+  apiKeyEnv?: string
+  /** A literal key, the last resort. */
+  apiKey?: string
+  baseURL?: string
+  /** Deadline of one search, retries and their waits included. */
+  timeoutMs: number
+  /** At most 2. */
+  maxRetries?: number
+  maxResponseBytes?: number
+}
+
+/** What a model-API search provider is given besides its settings. */
+export interface ModelSearchDeps {
+  /** The seam's per-call credential helper, bound to a context by the plugin. */
+  resolveCredential(request: CredentialRequest): Promise<ResolvedCredential>
+  /** Where the base URL variable (`ModelApi.baseURLEnv`) is read; process.env by default. */
+  env?: Record<string, string | undefined>
+  /** A dispatcher of the caller's; by default the provider owns an Agent. */
+  dispatcher?: Dispatcher
+  /** The wait between attempts (tests record it instead of asserting time). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+export interface ModelSearchProvider extends SearchProvider {
+  /** Closes the provider's own connections. */
+  close(): Promise<void>
+}
+
+/** What one provider instance keeps across searches: its settings, its connections. */
+export interface ModelApiClient {
+  /** Local, no network: a credential reference or literal, and a base URL the endpoint builds from. */
+  available(): boolean
+  /** Why `available()` is false (every problem, `; `-separated), naming the setting to fix; undefined when available. */
+  unavailableReason(): string | undefined
+  /**
+   * Everything a search does before its vendor builds the request, in this
+   * order: refuse an empty query (INVALID_ARGUMENT), start the deadline, build
+   * the endpoint (WEB_PROVIDER_UNAVAILABLE when the base URL does not build),
+   * resolve the credential for this very call, and stop when the call was
+   * cancelled meanwhile. Nothing is dispatched yet.
+   */
+  startSearch(request: SearchRequest, call: ProviderCall): Promise<ModelApiCall>
+  /** Closes the provider's own connections; a dispatcher the caller gave stays open. */
+  close(): Promise<void>
+}
+
+/** One started search: its endpoint and key, and the transport bound to them. */
+export interface ModelApiCall {
+  readonly endpoint: URL
+  readonly credential: ResolvedCredential
+  /** For the vendor's error mapping; names where the key came from, never the key. */
+  readonly errorContext: ProviderErrorContext
+  /** `postJson` with this call's endpoint, key, signal, deadline, retries, dispatcher, size cap and sleep. */
+  postJson(options: Pick<PostJsonOptions, 'headers' | 'body' | 'beforeDispatch' | 'toError'>): Promise<HttpAnswer>
+  /** `readSuccessBody` for this provider. */
+  readSuccessBody<T>(answer: HttpAnswer, options: Omit<ReadSuccessBodyOptions<T>, 'providerId' | 'providerName'>): T
+}
+
+export function createModelApiClient(api: ModelApi, settings: ModelSearchSettings, deps: ModelSearchDeps): ModelApiClient {
+  const { providerId, providerName } = api
+  const ownDispatcher = deps.dispatcher ? undefined : new Agent({ connect: { timeout: 15_000 } })
+  const dispatcher = deps.dispatcher ?? ownDispatcher!
+  const env = deps.env ?? process.env
+
+  /** The base URL in effect and the setting it came from, as named in messages. */
+  function baseURL(): { value: string; origin: string } {
+    if (settings.baseURL) return { value: settings.baseURL, origin: 'baseURL' }
+    const fromEnv = env[api.baseURLEnv]
+    if (fromEnv) return { value: fromEnv, origin: api.baseURLEnv }
+    return { value: api.defaultBaseURL, origin: 'the default base URL' }
+  }
+
+  function endpoint(): URL {
+    return api.endpoint(baseURL().value)
+  }
+
+  /** Why no endpoint builds from the base URL in effect; undefined when one does. */
+  function baseURLProblem(): string | undefined {
+    const { value, origin } = baseURL()
+    try {
+      api.endpoint(value)
+      return undefined
+    } catch (error) {
+      let parses = true
+      try {
+        new URL(value)
+      } catch {
+        parses = false
+      }
+      // A value that parses is shown without credentials, query or fragment; one that does not is shown as given.
+      const shown = parses ? redactUrl(value) : value.length > 120 ? `${value.slice(0, 120)}…` : value
+      const why = parses ? `cannot be used (${error instanceof Error ? error.message : String(error)})` : 'is not a valid URL'
+      return `${origin} ${JSON.stringify(shown)} ${why}; set baseURL or ${api.baseURLEnv}`
+    }
+  }
+
+  function unavailableReason(): string | undefined {
+    const problems: string[] = []
+    if (!settings.apiKeyEnv && !settings.apiKey) problems.push('no credential reference (apiKeyEnv) or literal apiKey is configured')
+    const base = baseURLProblem()
+    if (base) problems.push(base)
+    return problems.length ? problems.join('; ') : undefined
+  }
+
+  async function startSearch(request: SearchRequest, call: ProviderCall): Promise<ModelApiCall> {
+    if (typeof request?.query !== 'string' || !request.query.trim()) {
+      throw new WebError('INVALID_ARGUMENT', 'A search needs a non-empty query.', { details: { providerId, argument: 'query' } })
+    }
+    const signal = AbortSignal.any([call.signal, AbortSignal.timeout(settings.timeoutMs)])
+    // The earlier of this provider's own deadline and the caller's, when it gave one.
+    const deadline = Math.min(Date.now() + settings.timeoutMs, call.deadline ?? Number.POSITIVE_INFINITY)
+    let url: URL
+    try {
+      url = endpoint()
+    } catch (error) {
+      throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The ${providerName} search is not available: ${baseURLProblem() ?? 'its base URL does not build an endpoint'}.`, {
+        details: { providerId },
+        cause: error,
+        retryable: false,
+      })
+    }
+    const credential = await deps.resolveCredential({
+      providerId,
+      ref: settings.apiKeyEnv || undefined,
+      literal: settings.apiKey || undefined,
+      literalKey: 'apiKey',
+      signal,
+    })
+    if (signal.aborted) throw abortError(signal, `The ${providerName} search`)
+    return {
+      endpoint: url,
+      credential,
+      errorContext: { providerId, endpoint: url, secret: credential.value, credential: describeCredentialSource(credential, settings.apiKeyEnv) },
+      postJson: (options) =>
+        postJson({
+          ...options,
+          providerId,
+          providerName,
+          endpoint: url,
+          secret: credential.value,
+          signal,
+          deadline,
+          maxRetries: settings.maxRetries,
+          dispatcher,
+          maxResponseBytes: settings.maxResponseBytes,
+          sleep: deps.sleep,
+        }),
+      readSuccessBody: (answer, options) => readSuccessBody(answer, { ...options, providerId, providerName }),
+    }
+  }
+
+  return {
+    available: () => unavailableReason() === undefined,
+    unavailableReason,
+    startSearch,
+    async close() {
+      await ownDispatcher?.close()
+    },
+  }
+}
+
+/**
+ * Appends the log-only event of one HTTP attempt to the call's session (none
+ * without a session), with the call's `callId` when it has one. `data` is built
+ * only when there is a session; it holds identifiers and the body, never
+ * headers or keys.
+ */
+export async function appendRequestEvent(call: ProviderCall, type: string, data: () => { [key: string]: JsonValue }): Promise<void> {
+  if (!call.session) return
+  const event = data()
+  if (call.callId) event.callId = call.callId
+  await call.session.append(type, event, { visibility: 'log' })
+}
+
+export interface ReadSuccessBodyOptions<T> {
+  providerId: string
+  /** Human name of the provider for messages, e.g. DeepSeek. */
+  providerName: string
+  /** What the body should have been, e.g. "a Messages API response". */
+  expected: string
+  /** The vendor's tolerant parser; `reason` completes "answered HTTP 200 but ...". */
+  parse(text: string): { ok: true; response: T } | { ok: false; reason: string }
+  /** The message of the vendor's error envelope, when the body is one. */
+  errorMessage(text: string): unknown
+  /** The vendor's error mapping, as given to `postJson`. */
+  toError(answer: HttpAnswer): WebError
+}
+
+/**
+ * A 2xx answer read with the vendor's parser. A body the parser refuses is
+ * either an error envelope with a message (some gateways send one under a 2xx:
+ * the provider's word, not a format problem), thrown as `toError` maps it, or
+ * WEB_PROVIDER_BAD_RESPONSE naming the content type, never retryable.
+ */
+export function readSuccessBody<T>(answer: HttpAnswer, options: ReadSuccessBodyOptions<T>): T {
+  const parsed = options.parse(answer.text)
+  if (parsed.ok) return parsed.response
+  const message = options.errorMessage(answer.text)
+  if (typeof message === 'string' && message) throw options.toError(answer)
+  const type = headerValue(answer.headers, 'content-type')?.split(';')[0]
+  throw new WebError(
+    'WEB_PROVIDER_BAD_RESPONSE',
+    `${options.providerName} answered HTTP ${answer.status} but ${parsed.reason}${type ? ` (${type})` : ''}; expected ${options.expected}.`,
+    {
+      details: { providerId: options.providerId, status: answer.status, ...(type ? { contentType: type } : {}) },
+      retryable: false,
+    },
+  )
+}

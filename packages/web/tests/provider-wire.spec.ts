@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { checkDomainFilters, describeDomainCheck, isOnDomain, sentDomainFilterReport } from 'dsh-web/provider-http'
+
+describe('checkDomainFilters (dsh-web/provider-http)', () => {
+  const sources = (...urls: string[]) => urls.map((url) => ({ url }))
+
+  it('matches a domain and its subdomains, case-insensitive, never a lookalike', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['https://nodejs.org/x', 'nodejs.org', true],
+      ['https://Docs.NodeJS.org/api', 'nodejs.org', true],
+      ['https://nodejs.org./x', 'NODEJS.ORG.', true],
+      ['http://a.b.nodejs.org:8080/', 'nodejs.org', true],
+      ['https://notnodejs.org/', 'nodejs.org', false],
+      ['https://nodejs.org.evil.example/', 'nodejs.org', false],
+      ['https://example.com/blog/post', 'example.com/blog', true],
+      ['https://example.com/blogroll', 'example.com/blog', false],
+      ['https://bücher.example/', 'BÜCHER.example', true],
+      ['ftp://nodejs.org/x', 'nodejs.org', false],
+      ['not a url', 'nodejs.org', false],
+    ]
+    for (const [url, domain, expected] of cases) assert.equal(isOnDomain(url, domain), expected, `${url} on ${domain}`)
+  })
+
+  it('lists the sources outside each requested list, in order, without changing the sources', () => {
+    const list = sources('https://nodejs.org/a', 'https://github.com/b', 'not a url', 'https://gist.github.com/c')
+    const before = JSON.stringify(list)
+    assert.deepEqual(checkDomainFilters(list, {}), [])
+    assert.deepEqual(checkDomainFilters(list, { allowedDomains: [' nodejs.org ', ''] }), [
+      { filter: 'allowed_domains', domains: ['nodejs.org'], checked: 4, outside: ['https://github.com/b', 'not a url', 'https://gist.github.com/c'] },
+    ])
+    const [blocked] = checkDomainFilters(list, { blockedDomains: ['github.com'] })
+    assert.deepEqual(blocked, { filter: 'blocked_domains', domains: ['github.com'], checked: 4, outside: ['https://github.com/b', 'not a url', 'https://gist.github.com/c'] })
+    assert.equal(describeDomainCheck(blocked!), '3 of 4 sources are on the blocked domains (github.com, an unparseable URL, gist.github.com)')
+    assert.equal(JSON.stringify(list), before)
+  })
+
+  it('names at most three hosts in a note, then how many more', () => {
+    const [check] = checkDomainFilters(sources('https://a.example/', 'https://b.example/', 'https://c.example/', 'https://d.example/', 'https://a.example/2', 'https://ok.org/'), {
+      allowedDomains: ['ok.org'],
+    })
+    assert.equal(describeDomainCheck(check!), '5 of 6 sources are outside the allowed domains (a.example, b.example, c.example and 1 more)')
+    assert.deepEqual(sentDomainFilterReport(check!, 'Vendor'), {
+      filter: 'allowed_domains',
+      honoured: false,
+      note: 'sent to Vendor, but 5 of 6 sources are outside the allowed domains (a.example, b.example, c.example and 1 more)',
+    })
+  })
+})
