@@ -36,7 +36,8 @@ describe('dsh CLI', () => {
   it('works through the README command: pnpm --silent dsh compose --json', async () => {
     const { stdout } = await promisify(execFile)('npx', ['-y', 'pnpm@12.4.2', '--silent', 'dsh', 'compose', '--json'], {
       cwd: ROOT,
-      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home },
+      // Offline: npx takes pnpm from its cache (the install command put it there) and asks no registry.
+      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, npm_config_offline: 'true' },
     })
     assert.ok(Array.isArray(JSON.parse(stdout).rows))
   })
