@@ -17,6 +17,23 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Pr
   throw new Error(`gave up waiting for ${what}`)
 }
 
+
+/** A real MCP client from the SDK talking to `dsh mcp ARGS` over stdio, with its own $DSH_HOME and loopback-only providers. */
+async function connectDsh(args: string[], home: string, env: Record<string, string> = {}, onStderr?: (text: string) => void): Promise<Client> {
+  const merged = { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, ...env }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    cwd: ROOT,
+    env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as Record<string, string>,
+    stderr: 'pipe',
+  })
+  if (onStderr) transport.stderr?.on('data', (chunk) => onStderr(String(chunk)))
+  const client = new Client({ name: 'dsh-test-client', version: '0.0.0' })
+  await client.connect(transport)
+  return client
+}
+
 describe('dsh mcp', () => {
   let home: string
   let client: Client
@@ -26,16 +43,7 @@ describe('dsh mcp', () => {
     const overlay = join(home, 'echo.cordis.yml')
     // The noisy row prints with console.log: none of it may reach stdout, the protocol channel.
     await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: mcp }\n- id: noisy\n  name: ${PLUGINS}/noisy.mjs\n`)
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', '--preset', 'minimal', '--config', overlay],
-      cwd: ROOT,
-      env: Object.fromEntries(Object.entries({ ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }).filter(([, value]) => value !== undefined)) as Record<string, string>,
-      stderr: 'pipe',
-    })
-    transport.stderr?.on('data', (chunk) => (stderr += chunk))
-    client = new Client({ name: 'dsh-test-client', version: '0.0.0' })
-    await client.connect(transport)
+    client = await connectDsh(['--preset', 'minimal', '--config', overlay], home, {}, (text) => (stderr += text))
   })
   after(async () => {
     await client?.close()
@@ -100,16 +108,7 @@ describe('dsh mcp with the standard preset', () => {
     pages = await new PageServer().listen()
     const overlay = join(home, 'trust-loopback.cordis.yml')
     await writeFile(overlay, `- id: web-fetch-http\n  config: { privateHosts: ['127.0.0.1'] }\n`)
-    const env = { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, DEEPSEEK_API_KEY: 'sk-mcp-env-key', DEEPSEEK_SEARCH_BASE_URL: `${messages.url}/anthropic` }
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', '--preset', 'standard', '--config', overlay],
-      cwd: ROOT,
-      env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) as Record<string, string>,
-      stderr: 'pipe',
-    })
-    client = new Client({ name: 'dsh-test-client', version: '0.0.0' })
-    await client.connect(transport)
+    client = await connectDsh(['--preset', 'standard', '--config', overlay], home, { DEEPSEEK_API_KEY: 'sk-mcp-env-key', DEEPSEEK_SEARCH_BASE_URL: `${messages.url}/anthropic` })
   })
   after(async () => {
     await client?.close()
@@ -170,16 +169,7 @@ describe('dsh mcp with the ptc preset', () => {
   let client: Client
   before(async () => {
     home = await tempHome()
-    const env = { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', '--preset', 'ptc'],
-      cwd: ROOT,
-      env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) as Record<string, string>,
-      stderr: 'pipe',
-    })
-    client = new Client({ name: 'dsh-test-client', version: '0.0.0' })
-    await client.connect(transport)
+    client = await connectDsh(['--preset', 'ptc'], home)
   })
   after(async () => {
     await client?.close()

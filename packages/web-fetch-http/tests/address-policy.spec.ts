@@ -4,7 +4,7 @@ import { WebError } from 'dsh-web'
 import { AddressPolicy } from '../src/address-policy.js'
 import { blockedRange } from '../src/ip-ranges.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { fakeLookup } from './helpers.js'
+import { fakeLookup, refusal } from './helpers.js'
 
 // Every entry of the IANA special-purpose registries that is not globally
 // reachable, with its first and last address (boundaries) where it matters.
@@ -149,15 +149,6 @@ describe('address policy: ranges', () => {
   }
 })
 
-async function refusal(promise: Promise<unknown>): Promise<WebError> {
-  try {
-    await promise
-  } catch (error) {
-    assert.ok(WebError.is(error), `expected a WebError, got ${error}`)
-    return error
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('address policy: vet() never connects', () => {
   const lookup = fakeLookup({

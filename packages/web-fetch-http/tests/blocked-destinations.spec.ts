@@ -4,17 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
+import { type TestServer, fakeLookup, signal, startServer, refusal } from './helpers.js'
 
-async function refusal(promise: Promise<unknown>): Promise<WebError> {
-  try {
-    await promise
-  } catch (error) {
-    assert.ok(WebError.is(error), `expected a WebError, got ${error}`)
-    return error
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('blocked destinations on loopback', () => {
   let server: TestServer

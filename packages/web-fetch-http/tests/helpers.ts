@@ -2,6 +2,8 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { createSecureContext } from 'node:tls'
+import assert from 'node:assert/strict'
+import { WebError } from 'dsh-web'
 import type { LookupAddress, LookupFunction } from '../src/address-policy.js'
 
 export interface TestServer {
@@ -102,3 +104,14 @@ export function fakeLookup(table: Record<string, string[] | (() => string[])>): 
 }
 
 export const signal = () => new AbortController().signal
+
+/** Awaits a call that must fail, and returns its WebError (anything else fails the test). */
+export async function refusal(promise: Promise<unknown>): Promise<WebError> {
+  try {
+    await promise
+  } catch (error) {
+    assert.ok(WebError.is(error), `expected a WebError, got ${(error as Error)?.stack ?? error}`)
+    return error
+  }
+  assert.fail('expected a refusal')
+}

@@ -7,22 +7,13 @@ import { WebError } from 'dsh-web'
 import type { JsonValue, SessionEvent, SessionHandle } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { slicePage } from '../src/paging.js'
-import { type TestServer, signal, startServer } from './helpers.js'
+import { type TestServer, signal, startServer, refusal } from './helpers.js'
 
 function longArticle(paragraphs: number): string {
   const body = Array.from({ length: paragraphs }, (_, index) => `<p>Paragraph ${index}: the quick brown fox jumps over the lazy dog, and then 🦊 rests — “quoted” text ${index}.</p>`).join('\n')
   return `<!doctype html><html lang="en"><head><title>Long read</title></head><body><nav><a href="/">Home</a></nav><article><h1>Long read</h1>${body}</article><footer>© footer</footer></body></html>`
 }
 
-async function refusal(promise: Promise<unknown>): Promise<WebError> {
-  try {
-    await promise
-  } catch (error) {
-    assert.ok(WebError.is(error))
-    return error
-  }
-  assert.fail('expected a refusal')
-}
 
 describe('paging, cache and artifacts', () => {
   let server: TestServer

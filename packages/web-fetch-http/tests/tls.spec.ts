@@ -7,18 +7,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, type TlsTestServer, fakeLookup, signal, startServer, startTlsServer } from './helpers.js'
+import { type TestServer, type TlsTestServer, fakeLookup, signal, startServer, startTlsServer, refusal } from './helpers.js'
 import { type TestCertificates, hasOpenssl, makeTestCertificates } from './tls-certificates.js'
 
-async function refusal(promise: Promise<unknown>): Promise<WebError> {
-  try {
-    await promise
-  } catch (error) {
-    assert.ok(WebError.is(error), `expected a WebError, got ${error}`)
-    return error
-  }
-  assert.fail('expected a refusal')
-}
 
 const openssl = await hasOpenssl()
 

@@ -5,17 +5,8 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, signal, startServer } from './helpers.js'
+import { type TestServer, signal, startServer, refusal } from './helpers.js'
 
-async function refusal(promise: Promise<unknown>): Promise<WebError> {
-  try {
-    await promise
-  } catch (error) {
-    assert.ok(WebError.is(error), `expected a WebError, got ${(error as Error)?.stack ?? error}`)
-    return error
-  }
-  assert.fail('expected a refusal')
-}
 
 const PAGE = '<html><body><p>plain page</p></body></html>'
 
