@@ -15,6 +15,7 @@ import * as credentials from 'dsh-harness/credentials'
 import * as sessions from 'dsh-harness/session'
 import { type Fixture, type FixtureServer, type ReceivedRequest, useFixtureServer } from './fixture-server.js'
 import { rejection } from './provider-harness.js'
+import { hostCredentials } from './host-credentials.js'
 
 /** A search provider's config row, as far as these tests set it; the schema fills the rest. */
 export interface SearchRow {
@@ -156,13 +157,13 @@ export function itResolvesTheKeyAtEveryCall(harness: PluginHarness): void {
     assert.deepEqual(ctx.web.listProviders().search, [subject.providerId], 'the provider stays registered')
     assert.deepEqual((await ctx.session.read(session.id)).filter((event) => event.type === subject.event), [], 'no event when the key was missing')
 
-    await ctx.credentials.set(harness.ref, 'sk-stored-first-1111')
+    await hostCredentials(ctx).set(harness.ref, 'sk-stored-first-1111')
     server.reply(subject.multiResult, subject.multiResult)
     const first = await ctx.web.search({ query: 'first' }, { signal: new AbortController().signal, session })
     assert.equal(first.sources.length, 4)
     subject.assertKeySent(server.requests[0]!, 'sk-stored-first-1111')
 
-    await ctx.credentials.set(harness.ref, 'sk-rotated-second-2222')
+    await hostCredentials(ctx).set(harness.ref, 'sk-rotated-second-2222')
     await ctx.web.search({ query: 'second' }, { signal: new AbortController().signal, session })
     subject.assertKeySent(server.requests[1]!, 'sk-rotated-second-2222', 'the rotated key is used by the very next search')
 
@@ -189,7 +190,7 @@ export function itResolvesTheKeyAtEveryCall(harness: PluginHarness): void {
     await harness.settle(ctx)
     ctx.plugin(credentials, { home: harness.home })
     await harness.settle(ctx)
-    await ctx.credentials.set(harness.ref, 'sk-late-service-3333')
+    await hostCredentials(ctx).set(harness.ref, 'sk-late-service-3333')
     server.reply(subject.multiResult)
     await ctx.web.search({ query: 'q' }, { signal: new AbortController().signal })
     subject.assertKeySent(server.requests[0]!, 'sk-late-service-3333')

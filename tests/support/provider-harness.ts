@@ -1,5 +1,6 @@
-import type { ProviderCall, ResolvedCredential } from 'dsh-web'
-import type { ModelSearchDeps } from 'dsh-web/provider-http'
+import type { ProviderCall } from 'dsh-web'
+import type { ResolvedCredential } from 'dsh-host'
+import type { ModelSearchDeps } from 'dsh-provider-kit'
 import type { FixtureServer } from './fixture-server.js'
 
 /** A provider built for one test, and the retry waits it asked for (recorded, never slept). */

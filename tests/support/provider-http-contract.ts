@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { WebError } from 'dsh-web'
-import type { ModelSearchProvider, ModelSearchSettings } from 'dsh-web/provider-http'
+import type { ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import type { FixtureServer } from './fixture-server.js'
 import { call, rejection, type ProviderFor } from './provider-harness.js'
 

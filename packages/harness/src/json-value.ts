@@ -1,4 +1,4 @@
-import type { JsonValue } from 'dsh-web'
+import type { JsonValue } from 'dsh-host'
 
 /**
  * Checks that a value is plain JSON data (what survives a round trip through

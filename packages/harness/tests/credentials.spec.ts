@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as credentials from 'dsh-harness/credentials'
+import { hostCredentials } from '../../../tests/support/host-credentials.js'
 
 const REF = 'DSH_TEST_CREDENTIALS_SPEC'
 
@@ -23,27 +24,27 @@ describe('credentials service', () => {
   })
 
   it('returns what was set, then what it was rotated to, then nothing once unset', async () => {
-    assert.equal(await ctx.credentials.resolve(REF), undefined)
-    await ctx.credentials.set(REF, 'one')
-    assert.deepEqual(await ctx.credentials.resolve(REF), { value: 'one', source: 'store' })
-    await ctx.credentials.set(REF, 'two')
-    assert.deepEqual(await ctx.credentials.resolve(REF), { value: 'two', source: 'store' })
-    assert.equal(await ctx.credentials.unset(REF), true)
-    assert.equal(await ctx.credentials.resolve(REF), undefined)
-    assert.equal(await ctx.credentials.unset(REF), false)
+    assert.equal(await hostCredentials(ctx).resolve(REF), undefined)
+    await hostCredentials(ctx).set(REF, 'one')
+    assert.deepEqual(await hostCredentials(ctx).resolve(REF), { value: 'one', source: 'store' })
+    await hostCredentials(ctx).set(REF, 'two')
+    assert.deepEqual(await hostCredentials(ctx).resolve(REF), { value: 'two', source: 'store' })
+    assert.equal(await hostCredentials(ctx).unset(REF), true)
+    assert.equal(await hostCredentials(ctx).resolve(REF), undefined)
+    assert.equal(await hostCredentials(ctx).unset(REF), false)
   })
 
   it('sees a value another process wrote to the store (no cache)', async () => {
     const other = new Context()
     other.plugin(credentials, { home })
     await other.start()
-    await other.credentials.set(REF, 'written-elsewhere')
-    assert.equal((await ctx.credentials.resolve(REF))?.value, 'written-elsewhere')
-    await other.credentials.unset(REF)
+    await hostCredentials(other).set(REF, 'written-elsewhere')
+    assert.equal((await hostCredentials(ctx).resolve(REF))?.value, 'written-elsewhere')
+    await hostCredentials(other).unset(REF)
   })
 
   it('keeps the store file at mode 0600 and leaves no temp files', async () => {
-    await ctx.credentials.set(REF, 'secret-value')
+    await hostCredentials(ctx).set(REF, 'secret-value')
     const file = join(home, 'credentials.json')
     assert.equal((await stat(file)).mode & 0o777, 0o600)
     assert.deepEqual((await readdir(home)).filter((name) => name.endsWith('.tmp')), [])
@@ -52,14 +53,14 @@ describe('credentials service', () => {
   })
 
   it('lets the environment win over the store, and says so without the value', async () => {
-    await ctx.credentials.set(REF, 'stored')
+    await hostCredentials(ctx).set(REF, 'stored')
     process.env[REF] = 'from-env'
     try {
-      assert.deepEqual(await ctx.credentials.resolve(REF), { value: 'from-env', source: 'environment' })
-      const description = await ctx.credentials.describe(REF)
+      assert.deepEqual(await hostCredentials(ctx).resolve(REF), { value: 'from-env', source: 'environment' })
+      const description = await hostCredentials(ctx).describe(REF)
       assert.deepEqual(description, { name: REF, configured: true, source: 'environment', shadowed: true, value: '<redacted>' })
-      assert.ok(!JSON.stringify(await ctx.credentials.list()).includes('from-env'))
-      assert.ok(!JSON.stringify(await ctx.credentials.list()).includes('stored"'))
+      assert.ok(!JSON.stringify(await hostCredentials(ctx).list()).includes('from-env'))
+      assert.ok(!JSON.stringify(await hostCredentials(ctx).list()).includes('stored"'))
     } finally {
       delete process.env[REF]
     }
@@ -67,15 +68,15 @@ describe('credentials service', () => {
 
   it('serialises concurrent writes so that none is lost', async () => {
     const names = Array.from({ length: 12 }, (_, index) => `${REF}_${index}`)
-    await Promise.all(names.map((name, index) => ctx.credentials.set(name, `v${index}`)))
-    const values = await Promise.all(names.map((name) => ctx.credentials.resolve(name)))
+    await Promise.all(names.map((name, index) => hostCredentials(ctx).set(name, `v${index}`)))
+    const values = await Promise.all(names.map((name) => hostCredentials(ctx).resolve(name)))
     assert.deepEqual(values.map((value) => value?.value), names.map((_, index) => `v${index}`))
   })
 
   it('refuses bad names and empty or multi-line values with a message', async () => {
-    await assert.rejects(ctx.credentials.set('not a name', 'x'), /not a credential name/)
-    await assert.rejects(ctx.credentials.resolve('../../etc/passwd'), /not a credential name/)
-    await assert.rejects(ctx.credentials.set(REF, ''), /empty/)
-    await assert.rejects(ctx.credentials.set(REF, 'a\nb'), /line break/)
+    await assert.rejects(hostCredentials(ctx).set('not a name', 'x'), /not a credential name/)
+    await assert.rejects(hostCredentials(ctx).resolve('../../etc/passwd'), /not a credential name/)
+    await assert.rejects(hostCredentials(ctx).set(REF, ''), /empty/)
+    await assert.rejects(hostCredentials(ctx).set(REF, 'a\nb'), /line break/)
   })
 })

@@ -1,5 +1,5 @@
-import { type ArtifactRef, writeArtifact } from 'dsh-web'
-import type { ToolCallContext } from 'dsh-harness/tools'
+import type { ArtifactRef, ToolCallContext } from 'dsh-host'
+import { writeWebArtifact } from 'dsh-web'
 import { closeOpenFences } from './untrusted-fence.js'
 
 export interface LimitedOutput {
@@ -30,7 +30,7 @@ export function headLength(threshold: number): number {
 export async function limitOutput(content: string, options: LimitOptions): Promise<LimitedOutput> {
   if (content.length <= options.threshold) return { content }
   // The seam's writer: under the session's artifacts/ folder, else a temp folder; WEB_ARTIFACT_WRITE_FAILED on failure.
-  const artifact = await writeArtifact(content, { session: options.call.session, stem: `${options.tool}-${options.call.callId}`, extension: 'md' })
+  const artifact = await writeWebArtifact(content, { session: options.call.session, stem: `${options.tool}-${options.call.callId}`, extension: 'md' })
   const limit = headLength(options.threshold)
   let cut = content.lastIndexOf('\n', limit)
   if (cut < limit / 2) {

@@ -1,5 +1,5 @@
 import { abortError, type ProviderCall, WebError } from 'dsh-web'
-import type { ToolCallContext } from 'dsh-harness/tools'
+import type { ToolCallContext } from 'dsh-host'
 
 /** What the work of one tool call gets while its deadline runs. */
 export interface ToolDeadline {

@@ -1,5 +1,5 @@
 import type { FetchExtract, FetchFormat, FetchRequest } from 'dsh-web'
-import type { ToolInputSchema } from 'dsh-harness/tools'
+import type { ToolInputSchema } from 'dsh-host'
 
 /** The arguments of `web_fetch` as the model gives them. */
 export interface WebFetchInput {

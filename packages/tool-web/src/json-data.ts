@@ -1,4 +1,4 @@
-import type { JsonValue } from 'dsh-web'
+import type { JsonValue } from 'dsh-host'
 
 /**
  * Plain JSON data from a value built of records, arrays and primitives: keys

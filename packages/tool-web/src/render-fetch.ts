@@ -1,4 +1,5 @@
-import { type FetchedDocument, fenceUntrusted } from 'dsh-web'
+import { type FetchedDocument } from 'dsh-web'
+import { fenceUntrusted } from 'dsh-host'
 
 /** Whether the page came with a 2xx status. */
 export function isSuccessStatus(document: FetchedDocument): boolean {

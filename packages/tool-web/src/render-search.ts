@@ -1,4 +1,5 @@
-import { type Citation, fenceUntrusted } from 'dsh-web'
+import { type Citation } from 'dsh-web'
+import { fenceUntrusted } from 'dsh-host'
 import type { MergedSource } from './merge-sources.js'
 import type { QueryFailure, WebSearchOutput } from './search-output.js'
 

@@ -1,5 +1,5 @@
 import { type SearchRequest, type UserLocation, WebError } from 'dsh-web'
-import type { ToolInputSchema } from 'dsh-harness/tools'
+import type { ToolInputSchema } from 'dsh-host'
 
 /** The arguments of `web_search` as the model gives them. */
 export interface WebSearchInput {

@@ -1,4 +1,5 @@
-import { type ArtifactRef, type Citation, type SearchFilterName, type SearchFilterReport, type SearchRequest, type SearchResult, type SearchUsage, WebError } from 'dsh-web'
+import { type Citation, type SearchFilterName, type SearchFilterReport, type SearchRequest, type SearchResult, type SearchUsage, WebError } from 'dsh-web'
+import { type ArtifactRef } from 'dsh-host'
 import { hasUrl, type MergedSource, mergeSources } from './merge-sources.js'
 
 /** One query that did not return, with its typed failure. */

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { WebError } from 'dsh-web'
-import type { ToolCallContext, ToolDefinition, ToolResult } from 'dsh-harness/tools'
+import type { ToolCallContext, ToolDefinition, ToolResult } from 'dsh-host'
 import { limitOutput } from './artifact.js'
 import { withDeadline } from './deadline.js'
 import { toJsonData } from './json-data.js'

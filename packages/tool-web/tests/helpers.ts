@@ -6,18 +6,7 @@ import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
 import * as web from 'dsh-web'
-import {
-  abortError,
-  type FetchedDocument,
-  type FetchProvider,
-  type FetchRequest,
-  type ProviderCall,
-  type SearchProvider,
-  type SearchRequest,
-  type SearchResult,
-  type SearchSource,
-  WebError,
-} from 'dsh-web'
+import { abortError, type FetchedDocument, type FetchProvider, type FetchRequest, type ProviderCall, type SearchProvider, type SearchRequest, type SearchResult, type SearchSource, WebError } from 'dsh-web'
 import * as toolWeb from 'dsh-tool-web'
 
 export const SEARCH_ID = 'test-search'

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as toolWeb from 'dsh-tool-web'
 import { closeOpenFences, mergeSources } from 'dsh-tool-web'
-import { fenceUntrusted, resolveCredential, type SearchProvider } from 'dsh-web'
+import { resolveCredential, type SearchProvider } from 'dsh-web'
+import { fenceUntrusted } from 'dsh-host'
 import { mount, pagingFetch, source } from './helpers.js'
 
 describe('dsh-tool-web plugin', () => {

@@ -1,20 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
-import { WebError, abortError, redactUrl, writeArtifact } from 'dsh-web'
-import type {
-  ArtifactRef,
-  DocumentLink,
-  DocumentMetadata,
-  FetchExtract,
-  FetchFormat,
-  FetchProvider,
-  FetchRequest,
-  FetchedDocument,
-  JsonValue,
-  ProviderCall,
-  SessionHandle,
-} from 'dsh-web'
+import { WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
+import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, ProviderCall } from 'dsh-web'
+import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
 import { classifyContentType, essence, sniffBinary } from './content-type.js'
 import { DocumentCache } from './document-cache.js'
@@ -262,7 +251,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       artifact = document.artifacts.get(where)
       if (!artifact) {
         // The seam's writer: the session's artifacts/ folder, else artifactDir, else a temp folder.
-        artifact = await writeArtifact(document.text, {
+        artifact = await writeWebArtifact(document.text, {
           session: call.session,
           directory: call.session ? undefined : options.artifactDir,
           stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',

@@ -1,5 +1,4 @@
 import { type Context, Schema } from 'cordis'
-import type {} from 'dsh-web'
 import { type HttpFetcherOptions, createHttpFetcher } from './http-fetcher.js'
 
 export const name = 'dsh-web-fetch-http'

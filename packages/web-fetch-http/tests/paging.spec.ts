@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
-import type { JsonValue, SessionEvent, SessionHandle } from 'dsh-web'
+import type { JsonValue, SessionEvent, SessionHandle } from 'dsh-host'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { slicePage } from '../src/paging.js'
 import { type TestServer, signal, startServer, refusal } from './helpers.js'
@@ -114,6 +114,9 @@ describe('paging, cache and artifacts', () => {
       async append(type: string, data: JsonValue) {
         events.push(type)
         return { seq: events.length, time: new Date().toISOString(), type, visibility: 'log', data } as SessionEvent
+      },
+      async read() {
+        return []
       },
     }
     const document = await fetcher.fetch({ url: `${server.origin}/long`, format: 'text', maxChars: 1000 }, { signal: signal(), session, callId: 'call-7' })

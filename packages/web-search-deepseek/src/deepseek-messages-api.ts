@@ -4,9 +4,9 @@
  * through untouched, only the envelope is checked.
  */
 
-import { parseJsonEnvelope, parseJsonObject } from 'dsh-web/provider-http'
+import { parseJsonEnvelope, parseJsonObject } from 'dsh-provider-kit'
 
-export { isObject } from 'dsh-web/provider-http'
+export { isObject } from 'dsh-provider-kit'
 
 export interface DeepSeekUserLocation {
   type: 'approximate'

@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, versionedEndpoint } from 'dsh-web/provider-http'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, versionedEndpoint } from 'dsh-provider-kit'
 import type { DeepSeekMessagesRequest, DeepSeekUserLocation, DeepSeekWebSearchTool } from './deepseek-messages-api.js'
 
 export interface DeepSeekRequestSettings {

@@ -1,6 +1,6 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseOpenAIErrorBody } from './openai-responses-api.js'
-import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-web/provider-http'
+import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 
 export type OpenAIErrorContext = ProviderErrorContext
 

@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, versionedEndpoint } from 'dsh-web/provider-http'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, versionedEndpoint } from 'dsh-provider-kit'
 import type { OpenAIResponsesRequest, OpenAISearchContextSize, OpenAIUserLocation, OpenAIWebSearchTool } from './openai-responses-api.js'
 
 export interface OpenAIRequestSettings {

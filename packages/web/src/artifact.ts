@@ -1,41 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { type ArtifactRef, ArtifactWriteError, writeArtifact, type WriteArtifactOptions } from 'dsh-host'
 import { WebError } from './errors.js'
-import type { ArtifactRef, SessionHandle } from './types.js'
-
-export interface WriteArtifactOptions {
-  /** The call's session: the file goes to its `artifacts/` folder. */
-  session?: SessionHandle
-  /** Start of the file name (sanitised, at most 80 characters); a random suffix keeps names unique. */
-  stem: string
-  /** File extension without the dot (letters and digits; default `txt`). */
-  extension: string
-  /**
-   * The folder to write to instead of the session's `artifacts/` folder or
-   * the temp folder (an operator's setting, e.g. the fetch provider's
-   * `artifactDir`). Created when missing.
-   */
-  directory?: string
-}
 
 /**
- * Writes content whole to an artifact file: to `directory` when given, else
- * under the session's folder when there is a session, else a temp folder.
- * The name is `<stem>-<random>.<extension>`; an existing file is never
- * overwritten. A failure is WEB_ARTIFACT_WRITE_FAILED, never a silent drop.
+ * The contract's artifact writer for the web family: the same file, its
+ * failure as WEB_ARTIFACT_WRITE_FAILED so a provider's errors stay in the
+ * closed union.
  */
-export async function writeArtifact(content: string, options: WriteArtifactOptions): Promise<ArtifactRef> {
-  const folder = options.directory ?? (options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts'))
-  const stem = options.stem.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80) || 'artifact'
-  const file = join(folder, `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`)
-  const bytes = Buffer.from(content, 'utf8')
+export async function writeWebArtifact(content: string, options: WriteArtifactOptions): Promise<ArtifactRef> {
   try {
-    await mkdir(folder, { recursive: true, mode: 0o700 })
-    await writeFile(file, bytes, { mode: 0o600, flag: 'wx' })
-  } catch (error: any) {
-    throw new WebError('WEB_ARTIFACT_WRITE_FAILED', `The complete content (${bytes.length} bytes) could not be written to ${file}: ${error?.code ?? error?.message ?? error}.`, { cause: error })
+    return await writeArtifact(content, options)
+  } catch (error) {
+    if (ArtifactWriteError.is(error)) throw new WebError('WEB_ARTIFACT_WRITE_FAILED', error.message, { cause: error, details: error.details })
+    throw error
   }
-  return { path: file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
 }

@@ -1,17 +1,6 @@
 import type { Context } from 'cordis'
+import type { CredentialsService, ResolvedCredential } from 'dsh-host'
 import { abortError, WebError } from './errors.js'
-
-export type CredentialSourceName = 'environment' | 'store' | 'config' | (string & {})
-
-export interface ResolvedCredential {
-  value: string
-  source: CredentialSourceName
-}
-
-/** The part of the host's `ctx.credentials` service the seam relies on. */
-export interface CredentialLookup {
-  resolve(ref: string): ResolvedCredential | undefined | Promise<ResolvedCredential | undefined>
-}
 
 export interface CredentialRequest {
   providerId: string
@@ -36,7 +25,7 @@ export async function resolveCredential(ctx: Context, request: CredentialRequest
   const { ref, literal, signal, providerId } = request
   if (signal?.aborted) throw abortError(signal, 'The credential lookup')
   if (ref) {
-    const service = ctx.get('credentials') as CredentialLookup | undefined
+    const service = ctx.get('credentials') as CredentialsService | undefined
     if (service) {
       let found: ResolvedCredential | undefined
       try {

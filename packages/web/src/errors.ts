@@ -1,3 +1,5 @@
+import { CodedError } from 'dsh-host'
+
 /**
  * The one error class of the web family. Codes form a closed union; each has a
  * default message written for the model and the person reading the transcript.
@@ -66,32 +68,31 @@ const RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set([
   'WEB_TIMEOUT',
 ])
 
-function isRetryableStatus(status: number | undefined) {
-  return status === 408 || status === 409 || status === 429 || (status !== undefined && status >= 500 && status <= 599)
+/** Whether an HTTP status says that the same request may succeed later. */
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || (status >= 500 && status <= 599)
 }
 
-export class WebError extends Error {
+/**
+ * The web family's error: a `CodedError` whose code is one of the closed union.
+ * `retryable` follows the HTTP status when there is one (a 400 is never worth
+ * repeating, whatever the code), else the code.
+ */
+export class WebError extends CodedError<WebErrorCode, WebErrorDetails> {
   readonly [brand] = true
-  readonly code: WebErrorCode
-  readonly details: WebErrorDetails
-  readonly retryable: boolean
 
   constructor(code: WebErrorCode, message?: string, options: WebErrorOptions = {}) {
-    super(message ?? WEB_ERROR_MESSAGES[code], options.cause === undefined ? undefined : { cause: options.cause })
+    const status = options.details?.status
+    super(code, message ?? WEB_ERROR_MESSAGES[code], {
+      ...options,
+      retryable: options.retryable ?? (typeof status === 'number' ? isRetryableStatus(status) : RETRYABLE_CODES.has(code)),
+    })
     this.name = 'WebError'
-    this.code = code
-    this.details = options.details ?? {}
-    this.retryable = options.retryable ?? (RETRYABLE_CODES.has(code) || isRetryableStatus(this.details.status))
   }
 
   /** Recognises a WebError from any copy of this package. */
-  static is(value: unknown): value is WebError {
+  static override is(value: unknown): value is WebError {
     return typeof value === 'object' && value !== null && (value as any)[brand] === true
-  }
-
-  /** The shape a tool outcome carries: code and message, nothing else. */
-  toJSON() {
-    return { name: this.name, code: this.code, message: this.message, retryable: this.retryable, details: this.details }
   }
 }
 

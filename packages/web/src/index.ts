@@ -24,6 +24,4 @@ export { WebService }
 export * from './errors.js'
 export * from './types.js'
 export * from './credential.js'
-export { fenceUntrusted } from './untrusted.js'
-export { writeArtifact } from './artifact.js'
-export type { WriteArtifactOptions } from './artifact.js'
+export { writeWebArtifact } from './artifact.js'

@@ -1,29 +1,10 @@
 /**
  * Neutral types shared by every provider and tool. Wire types belong to the
- * provider packages; nothing here names a vendor.
+ * provider packages; nothing here names a vendor. Session and artifact types
+ * are the host contract's (`dsh-host`).
  */
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
-
-/** Surface events feed the model's history; log-only events are an audit trail. */
-export type EventVisibility = 'surface' | 'log'
-
-export interface SessionEvent {
-  seq: number
-  time: string
-  type: string
-  visibility: EventVisibility
-  data: JsonValue
-}
-
-/** The part of a session a provider may use: append events, find its folder. */
-export interface SessionHandle {
-  readonly id: string
-  /** The session's own folder (artifacts live below it). */
-  readonly dir: string
-  /** Durable once the promise settles. Log-only unless said otherwise. */
-  append(type: string, data: JsonValue, options?: { visibility?: EventVisibility }): Promise<SessionEvent>
-}
+import type { ArtifactRef, SessionHandle } from 'dsh-host'
 
 /** What every provider call carries besides its request. */
 export interface ProviderCall {
@@ -192,12 +173,6 @@ export interface DocumentMetadata {
 export interface DocumentLink {
   url: string
   text?: string
-}
-
-export interface ArtifactRef {
-  path: string
-  bytes: number
-  sha256: string
 }
 
 export interface FetchedDocument {

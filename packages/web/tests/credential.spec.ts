@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as credentials from 'dsh-harness/credentials'
 import { resolveCredential, WebError } from 'dsh-web'
+import { hostCredentials } from '../../../tests/support/host-credentials.js'
 
 const REF = 'DSH_TEST_CREDENTIAL_HELPER_KEY'
 
@@ -24,13 +25,13 @@ describe('resolveCredential', () => {
     ctx.plugin(credentials, { home })
     await new Promise((resolve) => setImmediate(resolve))
     await assert.rejects(resolveCredential(ctx, { providerId: 'p', ref: REF }), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_CREDENTIAL_MISSING')
-    await ctx.credentials.set(REF, 'first')
+    await hostCredentials(ctx).set(REF, 'first')
     assert.deepEqual(await resolveCredential(ctx, { providerId: 'p', ref: REF }), { value: 'first', source: 'store' })
-    await ctx.credentials.set(REF, 'second')
+    await hostCredentials(ctx).set(REF, 'second')
     assert.equal((await resolveCredential(ctx, { providerId: 'p', ref: REF })).value, 'second')
     // The literal is the last resort, behind the service.
     assert.equal((await resolveCredential(ctx, { providerId: 'p', ref: REF, literal: 'literal' })).value, 'second')
-    await ctx.credentials.unset(REF)
+    await hostCredentials(ctx).unset(REF)
     assert.deepEqual(await resolveCredential(ctx, { providerId: 'p', ref: REF, literal: 'literal' }), { value: 'literal', source: 'config' })
   })
 

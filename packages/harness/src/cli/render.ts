@@ -1,7 +1,6 @@
-import type { SessionEvent } from 'dsh-web'
 import type { RowState } from '../compose/boot.js'
 import type { CredentialDescription } from '../credentials/index.js'
-import type { ToolInfo, ToolOutcome } from '../tools/index.js'
+import type { SessionEvent, ToolInfo, ToolOutcome } from 'dsh-host'
 
 export function renderRows(rows: RowState[], layers: string[], problems: string[]): string {
   const lines = [`layers: ${layers.join(' -> ')}`, '']

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { compose, type Composition } from '../compose/boot.js'
 import type { SessionService } from '../session/index.js'
-import type { ToolOutcome, ToolsService } from '../tools/index.js'
+import type { ToolOutcome, ToolsService } from 'dsh-host'
 import { findConfigDir, type GlobalOptions, type Output, UsageError } from './commands.js'
 import { renderForTerminal, startSpinner } from './terminal.js'
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { type Context, Service } from 'cordis'
-import type { ResolvedCredential } from 'dsh-web'
+import type { CredentialsService as CredentialsContract, ResolvedCredential } from 'dsh-host'
 import { assertCredentialName, CredentialStore } from './credential-store.js'
 
 export interface CredentialsConfig {
@@ -23,7 +23,7 @@ export interface CredentialDescription {
  * first) and a store file under the home folder. Nothing is cached: every
  * `resolve` reads the current value.
  */
-export class CredentialsService extends Service<CredentialsConfig> {
+export class CredentialsService extends Service<CredentialsConfig> implements CredentialsContract {
   readonly store: CredentialStore
 
   constructor(ctx: Context, config: CredentialsConfig) {

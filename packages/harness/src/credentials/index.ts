@@ -14,11 +14,6 @@ export function apply(ctx: Context, config: Config) {
   ctx.plugin(CredentialsService, config)
 }
 
-declare module 'cordis' {
-  interface Context {
-    credentials: CredentialsService
-  }
-}
 
 export { CredentialsService }
 export type { CredentialDescription, CredentialSource } from './credentials-service.js'

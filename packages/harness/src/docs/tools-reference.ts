@@ -1,4 +1,4 @@
-import type { ToolInfo } from '../tools/index.js'
+import type { ToolInfo } from 'dsh-host'
 
 /**
  * The tools reference (docs/tools.md), made from the schemas the tools

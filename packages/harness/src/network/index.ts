@@ -16,11 +16,6 @@ export function apply(ctx: Context, config: Config) {
   ctx.plugin(NetworkPolicy, config)
 }
 
-declare module 'cordis' {
-  interface Context {
-    network: NetworkPolicy
-  }
-}
 
 export { NetworkPolicy }
-export { hostMatches, NET_READ } from './network-policy.js'
+export { hostMatches } from './network-policy.js'

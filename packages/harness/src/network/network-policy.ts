@@ -1,5 +1,5 @@
 import { type Context, Service } from 'cordis'
-import type { ToolPreExecute } from '../tools/tool-types.js'
+import { NET_READ, type NetworkPolicyService, type ToolPreExecute } from 'dsh-host'
 
 export type NetworkMode = 'allow' | 'deny' | 'allowlist'
 
@@ -7,9 +7,6 @@ export interface NetworkConfig {
   mode: NetworkMode
   domains: string[]
 }
-
-/** The effect a tool declares when it reads from the network. */
-export const NET_READ = 'net_read'
 
 /** Whether `host` is one of `domains` or a subdomain of one. */
 export function hostMatches(host: string, domains: string[]): boolean {
@@ -32,7 +29,7 @@ export function normaliseDomain(domain: string): string {
  * calls whose `url` is on a listed domain (and fetch providers check every
  * redirect hop against `allowedDomains()`), and refuses calls without a URL.
  */
-export class NetworkPolicy extends Service<NetworkConfig> {
+export class NetworkPolicy extends Service<NetworkConfig> implements NetworkPolicyService {
   private readonly domains: string[]
 
   constructor(ctx: Context, config: NetworkConfig) {

@@ -14,11 +14,6 @@ export function apply(ctx: Context, config: Config) {
   ctx.plugin(SessionService, config)
 }
 
-declare module 'cordis' {
-  interface Context {
-    session: SessionService
-  }
-}
 
 export { SessionService }
 export { Session, assertSessionId } from './session-log.js'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { EventVisibility, JsonValue, SessionEvent, SessionHandle } from 'dsh-web'
+import type { EventVisibility, JsonValue, SessionEvent, SessionHandle } from 'dsh-host'
 import { findNonJson } from '../json-value.js'
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/

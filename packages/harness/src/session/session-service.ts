@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Context, Service } from 'cordis'
-import type { SessionEvent } from 'dsh-web'
+import type { SessionEvent, SessionsService } from 'dsh-host'
 import { assertSessionId, EVENTS_FILE, newSessionId, readEvents, Session } from './session-log.js'
 
 export interface SessionConfig {
@@ -9,7 +9,7 @@ export interface SessionConfig {
 }
 
 /** `ctx.session`: durable session logs under `<home>/sessions/<id>/events.jsonl`. */
-export class SessionService extends Service<SessionConfig> {
+export class SessionService extends Service<SessionConfig> implements SessionsService {
   readonly root: string
 
   constructor(ctx: Context, config: SessionConfig) {

@@ -1,7 +1,7 @@
-import { fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-web'
+import { fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
 import { type SandboxResult, ToolCallFailure } from './code-sandbox.js'
 import { runCodeInWorker } from './code-runner.js'
-import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from './tool-types.js'
+import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
 
 export interface RunCodeSettings {
   timeoutMs: number

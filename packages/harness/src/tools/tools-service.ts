@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { type Context, Service } from 'cordis'
-import { type JsonValue, WebError } from 'dsh-web'
 import { findNonJson } from '../json-value.js'
-import type { InvokeOptions, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from './tool-types.js'
+import { CodedError, type InvokeOptions, type JsonValue, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
 import { compileInputSchema, describeInputErrors } from './validate-input.js'
 import { createRunCodeTool, RUN_CODE, type RunCodeHost } from './run-code-tool.js'
 
@@ -28,7 +27,7 @@ export interface ToolsConfig {
  * (the CLI, MCP, code) goes through: validate, ask `tools/pre-execute`, run,
  * record the call and its result in the session.
  */
-export class ToolsService extends Service<ToolsConfig> {
+export class ToolsService extends Service<ToolsConfig> implements ToolsContract {
   private readonly registry = new Map<string, Registered>()
 
   constructor(ctx: Context, config: ToolsConfig) {
@@ -141,12 +140,12 @@ export class ToolsService extends Service<ToolsConfig> {
       const result = await entry.definition.handler(input, { callId, signal, session })
       return finish(result)
     } catch (error) {
-      if (WebError.is(error)) return finish(failure(error.code, error.message))
+      if (CodedError.is(error)) return finish(failure(error.code, error.message))
       return finish(await this.bug(name, callId, error, session))
     }
   }
 
-  /** A non-WebError is a bug: the stack goes to the log, the model gets a plain notice. */
+  /** Anything but a CodedError is a bug: the stack goes to the log, the model gets a plain notice. */
   private async bug(name: string, callId: string, error: unknown, session: InvokeOptions['session']): Promise<ToolResult> {
     const err = error instanceof Error ? error : new Error(String(error))
     await session?.append('tool/error', { callId, tool: name, name: err.name, message: err.message, stack: err.stack ?? null })

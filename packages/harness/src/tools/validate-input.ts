@@ -1,13 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import type { ToolInputSchema } from 'dsh-host'
 
-/** The JSON Schema subset tools declare: a closed object at the top. */
-export interface ToolInputSchema {
-  type: 'object'
-  properties: Record<string, Record<string, unknown>>
-  required?: string[]
-  additionalProperties: false
-  [keyword: string]: unknown
-}
 
 const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
 

@@ -1,18 +1,12 @@
 /**
- * `dsh-web/provider-http`: what the search provider packages share to call a
- * model API over HTTP. A subpath of its own, so that users of `dsh-web` alone
- * never load undici. Vendor specifics (wire types, error mapping) stay in each
- * provider; only logic that is the same for every vendor lives here.
+ * The transport every model-API provider shares: one JSON POST with bounded
+ * retries, a size cap, no redirects, and the key scrubbed from what is quoted.
+ * Vendor specifics (wire types, error mapping) stay in each provider.
  */
 
 import { request, type Dispatcher } from 'undici'
-import { abortError, redactUrl, WebError } from './errors.js'
+import { abortError, redactUrl, WebError } from 'dsh-web'
 
-export type { Dispatcher } from 'undici'
-export * from './provider-wire.js'
-export * from './model-api-client.js'
-
-// ---------------------------------------------------------------- transport
 
 /** Retries after the first attempt, at most (and by default). */
 export const MAX_RETRIES = 2

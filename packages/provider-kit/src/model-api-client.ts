@@ -4,11 +4,9 @@
  * credential, the deadline and the transport bound to them.
  */
 import { Agent, type Dispatcher } from 'undici'
-import { abortError, redactUrl, WebError } from './errors.js'
-import { describeCredentialSource, type CredentialRequest, type ResolvedCredential } from './credential.js'
-import type { JsonValue, ProviderCall, SearchProvider, SearchRequest } from './types.js'
-import { headerValue, type HttpAnswer, type PostJsonOptions, postJson, type ProviderErrorContext } from './provider-http.js'
-
+import type { JsonValue, ResolvedCredential } from 'dsh-host'
+import { abortError, type CredentialRequest, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
+import { headerValue, type HttpAnswer, type PostJsonOptions, postJson, type ProviderErrorContext } from './transport.js'
 
 /** A vendor's model API as its provider package describes it. */
 export interface ModelApi {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkDomainFilters, describeDomainCheck, isOnDomain, sentDomainFilterReport } from 'dsh-web/provider-http'
+import { checkDomainFilters, describeDomainCheck, isOnDomain, sentDomainFilterReport } from 'dsh-provider-kit'
 
 describe('checkDomainFilters (dsh-web/provider-http)', () => {
   const sources = (...urls: string[]) => urls.map((url) => ({ url }))

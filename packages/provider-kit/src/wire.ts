@@ -2,11 +2,10 @@
  * Wire helpers that are the same for every model API: tolerant reading of
  * JSON bodies (only the envelope is checked; unknown fields pass through
  * untouched), the versioned endpoint, the request's domain lists and their
- * check against the returned sources, and the neutral result. Pure; part of
- * `dsh-web/provider-http`.
+ * check against the returned sources, and the neutral result. Pure.
  */
 
-import type { SearchFilterReport, SearchRequest, SearchResult, SearchSource } from './types.js'
+import type { SearchFilterReport, SearchRequest, SearchResult, SearchSource } from 'dsh-web'
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -1,5 +1,14 @@
-import type { JsonValue, SessionHandle } from 'dsh-web'
-import type { ToolInputSchema } from './validate-input.js'
+import type { JsonValue } from './json.js'
+import type { SessionHandle } from './session.js'
+
+/** The JSON Schema subset tools declare: a closed object at the top. */
+export interface ToolInputSchema {
+  type: 'object'
+  properties: Record<string, Record<string, unknown>>
+  required?: string[]
+  additionalProperties: false
+  [keyword: string]: unknown
+}
 
 /** What a tool's handler gets besides its input. */
 export interface ToolCallContext {
@@ -8,19 +17,20 @@ export interface ToolCallContext {
   session?: SessionHandle
 }
 
-export interface ToolError {
+/** An error outcome's code and message. */
+export interface ToolErrorInfo {
   code: string
   message: string
 }
 
-/** What a handler returns. A thrown WebError becomes an error outcome; anything else thrown is a bug. */
+/** What a handler returns. A thrown `CodedError` becomes an error outcome; anything else thrown is a bug. */
 export interface ToolResult {
   /** Text for the model. */
   content: string
   /** The same result as data: what programs (and PTC code) receive. */
   structured?: JsonValue
   isError?: boolean
-  error?: ToolError
+  error?: ToolErrorInfo
 }
 
 export interface ToolDefinition<Input = any> {
@@ -47,7 +57,7 @@ export interface ToolOutcome {
   content: string
   structured: JsonValue
   isError: boolean
-  error?: ToolError
+  error?: ToolErrorInfo
 }
 
 export interface InvokeOptions {
@@ -63,4 +73,20 @@ export interface ToolPreExecute {
   input: JsonValue
   callId: string
   session?: SessionHandle
+}
+
+/**
+ * `ctx.tools`: the tool registry and the one invocation path every caller goes
+ * through. `register` is an effect of the calling plugin: the tool disappears
+ * when that plugin is disposed.
+ */
+export interface ToolsService {
+  register(definition: ToolDefinition): () => void
+  has(name: string): boolean
+  /** Every registered tool, by name. */
+  list(): ToolInfo[]
+  /** The tools the model is shown. */
+  roster(): ToolInfo[]
+  /** Invokes a tool as the model would; the tool's own failures are outcomes, never throws. */
+  invoke(name: string, input: unknown, options?: InvokeOptions): Promise<ToolOutcome>
 }

@@ -1,0 +1,51 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ArtifactWriteError } from './errors.js'
+import type { SessionHandle } from './session.js'
+
+/** A file that holds a result whole: where it is, its size and its hash. */
+export interface ArtifactRef {
+  path: string
+  bytes: number
+  sha256: string
+}
+
+export interface WriteArtifactOptions {
+  /** The call's session: the file goes to its `artifacts/` folder. */
+  session?: SessionHandle
+  /** Start of the file name (sanitised, at most 80 characters); a random suffix keeps names unique. */
+  stem: string
+  /** File extension without the dot (letters and digits; default `txt`). */
+  extension: string
+  /**
+   * The folder to write to instead of the session's `artifacts/` folder or
+   * the temp folder (an operator's setting, e.g. the fetch provider's
+   * `artifactDir`). Created when missing.
+   */
+  directory?: string
+}
+
+/**
+ * Writes content whole to an artifact file: to `directory` when given, else
+ * under the session's folder when there is a session, else a temp folder.
+ * The name is `<stem>-<random>.<extension>`; an existing file is never
+ * overwritten. A failure is an `ArtifactWriteError`, never a silent drop.
+ */
+export async function writeArtifact(content: string, options: WriteArtifactOptions): Promise<ArtifactRef> {
+  const folder = options.directory ?? (options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts'))
+  const stem = options.stem.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80) || 'artifact'
+  const file = join(folder, `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`)
+  const bytes = Buffer.from(content, 'utf8')
+  try {
+    await mkdir(folder, { recursive: true, mode: 0o700 })
+    await writeFile(file, bytes, { mode: 0o600, flag: 'wx' })
+  } catch (error: any) {
+    throw new ArtifactWriteError(`The complete content (${bytes.length} bytes) could not be written to ${file}: ${error?.code ?? error?.message ?? error}.`, {
+      cause: error,
+      details: { path: file, bytes: bytes.length },
+    })
+  }
+  return { path: file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+}

@@ -1,0 +1,40 @@
+/**
+ * `dsh-host`: the contract between the dsh plugins and the host that mounts
+ * them. Types, service interfaces and small helpers only; it imports nothing
+ * from any package above it. A harness that implements `ctx.tools`,
+ * `ctx.session` and `ctx.credentials` (and optionally `ctx.network`) as
+ * declared here can mount every plugin of the family.
+ */
+import type { CredentialsService } from './credentials.js'
+import type { NetworkPolicyService } from './network.js'
+import type { SessionsService } from './session.js'
+import type { ToolPreExecute, ToolsService } from './tools.js'
+
+import type {} from 'cordis'
+
+type Awaitable<T> = T | Promise<T>
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolsService
+    session: SessionsService
+    credentials: CredentialsService
+    network: NetworkPolicyService
+  }
+  interface Events {
+    /** Return a reason to refuse the call before it runs; the model sees the reason. */
+    'tools/pre-execute'(request: ToolPreExecute): Awaitable<string | undefined | void>
+  }
+}
+
+export type { JsonValue } from './json.js'
+export { CodedError, ArtifactWriteError } from './errors.js'
+export type { CodedErrorDetails, CodedErrorOptions } from './errors.js'
+export type * from './session.js'
+export type * from './tools.js'
+export type * from './credentials.js'
+export { NET_READ } from './network.js'
+export type { NetworkPolicyService } from './network.js'
+export { fenceUntrusted } from './untrusted.js'
+export { writeArtifact } from './artifact.js'
+export type { ArtifactRef, WriteArtifactOptions } from './artifact.js'

@@ -1,0 +1,11 @@
+/** The effect a tool declares when it reads from the network. */
+export const NET_READ = 'net_read'
+
+/** `ctx.network`: the host's network policy, as tools and providers read it. */
+export interface NetworkPolicyService {
+  /**
+   * The domain-list entries every request and redirect hop must match (see
+   * `DomainList`), when the policy limits requests to a list; otherwise undefined.
+   */
+  allowedDomains(): string[] | undefined
+}

@@ -1,0 +1,10 @@
+/**
+ * `dsh-provider-kit`: what the model-API search providers share. The
+ * transport (bounded retries, size cap, no redirects, key scrubbing), one
+ * client per provider instance (base URL, availability, per-call credential
+ * and deadline) and the wire helpers that are the same for every vendor.
+ */
+export type { Dispatcher } from 'undici'
+export * from './transport.js'
+export * from './model-api-client.js'
+export * from './wire.js'
