@@ -120,6 +120,20 @@ export function itRefusesUnreadableAnswers(subject: HttpSubject): void {
     await provider.close()
   })
 
+  it('a redirect whose Location is not a URL is WEB_PROVIDER_BAD_RESPONSE (it used to escape as a TypeError)', async () => {
+    server.replyWith((_request, response) => {
+      response.writeHead(302, { location: 'http://[not-an-address/v1' })
+      response.end()
+    })
+    const { provider } = subject.providerFor(server)
+    const error = await rejection(provider.search({ query: 'q' }, call()))
+    assert.equal(error.code, 'WEB_PROVIDER_BAD_RESPONSE')
+    assert.equal(error.retryable, false)
+    assert.match(error.message, /Location header that is not a URL/)
+    assert.equal(server.requests.length, 1)
+    await provider.close()
+  })
+
   it('a truncated JSON body is WEB_PROVIDER_BAD_RESPONSE', async () => {
     server.reply(fixtures.truncated)
     const { provider } = subject.providerFor(server)

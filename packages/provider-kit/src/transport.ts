@@ -83,15 +83,7 @@ export async function postJson(options: PostJsonOptions): Promise<HttpAnswer> {
     if (signal.aborted) throw abortError(signal, `The ${options.providerName} search`)
     const answer = await sendOnce(options)
     if (answer.status >= 200 && answer.status < 300) return answer
-    if (answer.status >= 300 && answer.status < 400) {
-      const location = headerValue(answer.headers, 'location')
-      throw new WebError(
-        'WEB_REDIRECT_BLOCKED',
-        `${options.providerName} answered HTTP ${answer.status} with a redirect${location ? ` to ${redactUrl(new URL(location, endpoint))}` : ''}; ` +
-          `redirects are never followed (the key would travel with them). Point baseURL at the final endpoint.`,
-        { details: { providerId: options.providerId, url: redactUrl(endpoint), status: answer.status }, retryable: false },
-      )
-    }
+    if (answer.status >= 300 && answer.status < 400) throw redirectRefused(answer, options)
     const error = options.toError(answer)
     if (!isRetriedStatus(answer.status, error) || attempt >= maxRetries) {
       if (attempt > 0) error.details.attempts = attempt + 1
@@ -107,6 +99,36 @@ export async function postJson(options: PostJsonOptions): Promise<HttpAnswer> {
       throw abortError(signal, `The ${options.providerName} search`)
     })
   }
+}
+
+/**
+ * A redirect is never followed (the key would travel with it). A `Location`
+ * that is not a URL is not a redirect anyone can act on: the answer is not the
+ * documented format.
+ */
+function redirectRefused(answer: HttpAnswer, options: PostJsonOptions): WebError {
+  const { endpoint, providerName } = options
+  const details = { providerId: options.providerId, url: redactUrl(endpoint), status: answer.status }
+  const location = headerValue(answer.headers, 'location')
+  let target: URL | undefined
+  if (location !== undefined) {
+    try {
+      target = new URL(location, endpoint)
+    } catch {
+      return new WebError(
+        'WEB_PROVIDER_BAD_RESPONSE',
+        `${providerName} answered HTTP ${answer.status} with a Location header that is not a URL (${JSON.stringify(location.slice(0, 80))}); ` +
+          'check that baseURL points at the provider\'s API endpoint.',
+        { details, retryable: false },
+      )
+    }
+  }
+  return new WebError(
+    'WEB_REDIRECT_BLOCKED',
+    `${providerName} answered HTTP ${answer.status} with a redirect${target ? ` to ${redactUrl(target)}` : ''}; ` +
+      'redirects are never followed (the key would travel with them). Point baseURL at the final endpoint.',
+    { details, retryable: false },
+  )
 }
 
 /** 429 unless it is a quota refusal, and every 5xx (529 included). */

@@ -1,35 +1,80 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { abortError, redactUrl, WEB_ERROR_CODES, WEB_ERROR_MESSAGES, WebError } from 'dsh-web'
+import { CodedError } from 'dsh-host'
+import { abortError, redactUrl, WEB_ERROR_CODES, WEB_ERROR_MESSAGES, WebError, type WebErrorCode } from 'dsh-web'
 
 describe('WebError', () => {
-  it('has the closed set of codes the later packages use', () => {
-    for (const code of [
-      'INVALID_ARGUMENT', 'WEB_PROVIDER_NOT_REGISTERED', 'WEB_PROVIDER_UNAVAILABLE', 'WEB_PROVIDER_CREDENTIAL_MISSING',
-      'WEB_PROVIDER_AUTH_FAILED', 'WEB_PROVIDER_RATE_LIMITED', 'WEB_PROVIDER_QUOTA_EXHAUSTED', 'WEB_PROVIDER_ERROR',
-      'WEB_PROVIDER_BAD_RESPONSE', 'WEB_SEARCH_FAILED', 'WEB_TIMEOUT', 'WEB_ABORTED', 'WEB_INVALID_URL', 'WEB_BLOCKED_URL',
-      'WEB_BLOCKED_ADDRESS', 'WEB_REDIRECT_BLOCKED', 'WEB_FETCH_TOO_LARGE', 'WEB_FETCH_FAILED', 'WEB_UNSUPPORTED_CONTENT_TYPE',
-      'WEB_NO_TEXT_CONTENT', 'WEB_HTTP_STATUS', 'WEB_ARTIFACT_WRITE_FAILED',
-    ]) assert.ok(WEB_ERROR_CODES.includes(code as never), code)
+  // Written out, not read from the table under test: a changed or missing
+  // message, or a code added without a message here, fails.
+  const expected: Record<string, string> = {
+    INVALID_ARGUMENT: 'An argument is not valid.',
+    WEB_PROVIDER_NOT_REGISTERED: 'The configured web provider is not registered.',
+    WEB_PROVIDER_UNAVAILABLE: 'The configured web provider is registered but not available.',
+    WEB_PROVIDER_CREDENTIAL_MISSING: 'The web provider has no credential configured.',
+    WEB_PROVIDER_AUTH_FAILED: 'The web provider refused the credential.',
+    WEB_PROVIDER_RATE_LIMITED: 'The web provider is rate limiting requests; try again later.',
+    WEB_PROVIDER_QUOTA_EXHAUSTED: 'The web provider account has no quota or balance left.',
+    WEB_PROVIDER_ERROR: 'The web provider failed to answer.',
+    WEB_PROVIDER_BAD_RESPONSE: 'The web provider answered with something that is not its documented format.',
+    WEB_SEARCH_FAILED: 'The web search failed.',
+    WEB_TIMEOUT: 'The web request took longer than its deadline.',
+    WEB_ABORTED: 'The web request was cancelled.',
+    WEB_INVALID_URL: 'The URL is not valid.',
+    WEB_BLOCKED_URL: 'The URL is not allowed.',
+    WEB_BLOCKED_ADDRESS: 'The destination address is not public and is not allowed.',
+    WEB_REDIRECT_BLOCKED: 'A redirect was refused.',
+    WEB_FETCH_TOO_LARGE: 'The response is larger than the allowed size.',
+    WEB_FETCH_FAILED: 'The page could not be fetched.',
+    WEB_UNSUPPORTED_CONTENT_TYPE: 'The content type of the response is not supported.',
+    WEB_NO_TEXT_CONTENT: 'The response has no text content.',
+    WEB_HTTP_STATUS: 'The server answered with an error status.',
+    WEB_ARTIFACT_WRITE_FAILED: 'The complete content could not be written to an artifact file.',
+  }
+
+  it('has exactly the closed set of codes', () => {
+    assert.deepEqual([...WEB_ERROR_CODES].sort(), Object.keys(expected).sort())
   })
 
-  for (const code of WEB_ERROR_CODES) {
-    it(`${code} has a default message a person can read`, () => {
-      const error = new WebError(code)
-      assert.equal(error.message, WEB_ERROR_MESSAGES[code])
-      assert.match(error.message, /^[A-Z].{10,}\.$/)
+  for (const [code, message] of Object.entries(expected)) {
+    it(`${code} says by default: ${message}`, () => {
+      const error = new WebError(code as WebErrorCode)
+      assert.equal(error.message, message)
       assert.equal(error.code, code)
+      assert.equal(WEB_ERROR_MESSAGES[code as WebErrorCode], message)
     })
   }
 
-  it('derives retryable from the code and the HTTP status', () => {
-    assert.equal(new WebError('WEB_PROVIDER_RATE_LIMITED').retryable, true)
-    assert.equal(new WebError('WEB_TIMEOUT').retryable, true)
-    assert.equal(new WebError('WEB_PROVIDER_AUTH_FAILED', undefined, { details: { status: 401 } }).retryable, false)
-    assert.equal(new WebError('WEB_PROVIDER_BAD_RESPONSE', undefined, { details: { status: 503 } }).retryable, true)
-    assert.equal(new WebError('WEB_HTTP_STATUS', undefined, { details: { status: 408 } }).retryable, true)
-    assert.equal(new WebError('WEB_HTTP_STATUS', undefined, { details: { status: 404 } }).retryable, false)
-    assert.equal(new WebError('WEB_PROVIDER_QUOTA_EXHAUSTED', undefined, { details: { status: 429 }, retryable: false }).retryable, false)
+  it('takes retryable from the HTTP status class when there is one, else from the code', () => {
+    const cases: Array<[WebErrorCode, number | undefined, boolean]> = [
+      ['WEB_PROVIDER_RATE_LIMITED', undefined, true],
+      ['WEB_TIMEOUT', undefined, true],
+      ['WEB_PROVIDER_ERROR', undefined, true],
+      ['WEB_FETCH_FAILED', undefined, false],
+      // A 400 is never worth repeating, even under a code that usually is.
+      ['WEB_PROVIDER_ERROR', 400, false],
+      ['WEB_PROVIDER_RATE_LIMITED', 403, false],
+      ['WEB_PROVIDER_AUTH_FAILED', 401, false],
+      ['WEB_PROVIDER_BAD_RESPONSE', 503, true],
+      ['WEB_HTTP_STATUS', 408, true],
+      ['WEB_HTTP_STATUS', 409, true],
+      ['WEB_HTTP_STATUS', 429, true],
+      ['WEB_HTTP_STATUS', 599, true],
+      ['WEB_HTTP_STATUS', 404, false],
+      ['WEB_HTTP_STATUS', 200, false],
+    ]
+    for (const [code, status, retryable] of cases) {
+      const error = new WebError(code, undefined, status === undefined ? {} : { details: { status } })
+      assert.equal(error.retryable, retryable, `${code} with status ${status}`)
+    }
+    assert.equal(new WebError('WEB_PROVIDER_QUOTA_EXHAUSTED', undefined, { details: { status: 429 }, retryable: false }).retryable, false, 'an explicit value wins')
+  })
+
+  it('is a CodedError of the host contract, so any tools service reports its code', () => {
+    const error = new WebError('WEB_BLOCKED_URL', 'no')
+    assert.ok(CodedError.is(error))
+    assert.ok(error instanceof Error)
+    assert.equal(error.name, 'WebError')
+    assert.ok(!WebError.is(new CodedError('X', 'a plain coded error is not a WebError')))
   })
 
   it('is recognised across copies by its brand, and keeps its cause', () => {

@@ -1,0 +1,181 @@
+// The package graph reads in one direction (contract at the bottom, the seam
+// and the provider kit above it, providers and tools above those, the host
+// beside them), and no file takes part in an import circle.
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const packagesDir = join(root, 'packages')
+
+/** What each workspace package may depend on at run time: only packages below it. */
+const LAYERS: Record<string, string[]> = {
+  'dsh-host': [],
+  'dsh-web': ['dsh-host'],
+  'dsh-provider-kit': ['dsh-host', 'dsh-web'],
+  'dsh-web-fetch-http': ['dsh-host', 'dsh-web'],
+  'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
+  'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
+  'dsh-tool-web': ['dsh-host', 'dsh-web'],
+  'dsh-harness': ['dsh-host'],
+}
+
+interface WorkspacePackage {
+  name: string
+  dir: string
+  dependencies: string[]
+  devDependencies: string[]
+}
+
+function workspacePackages(): WorkspacePackage[] {
+  return readdirSync(packagesDir)
+    .filter((entry) => statSync(join(packagesDir, entry, 'package.json'), { throwIfNoEntry: false }))
+    .map((entry) => {
+      const manifest = JSON.parse(readFileSync(join(packagesDir, entry, 'package.json'), 'utf8'))
+      return {
+        name: manifest.name,
+        dir: join(packagesDir, entry),
+        dependencies: Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }),
+        devDependencies: Object.keys(manifest.devDependencies ?? {}),
+      }
+    })
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) files.push(...sourceFiles(path))
+    else if (/\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push(path)
+  }
+  return files
+}
+
+/** Every module specifier a file imports or re-exports, static or dynamic, types included. */
+function specifiers(file: string): string[] {
+  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+  const found: string[] = []
+  for (const match of text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"`]*?\sfrom\s+['"]([^'"]+)['"]|(?:^|[\s;])import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
+    found.push(match[1] ?? match[2] ?? match[3]!)
+  }
+  return found
+}
+
+/** A relative specifier as the .ts file it names (NodeNext writes .js for .ts). */
+function resolveRelative(from: string, specifier: string): string | undefined {
+  const base = resolve(dirname(from), specifier)
+  for (const candidate of [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), base, `${base}.ts`, join(base, 'index.ts')]) {
+    if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return candidate
+  }
+  return undefined
+}
+
+function workspaceName(specifier: string, names: Set<string>): string | undefined {
+  const name = specifier.split('/')[0]!
+  return names.has(name) ? name : undefined
+}
+
+/** The cycles of a directed graph, each as the list of its nodes (Tarjan's strongly connected components). */
+function cycles(graph: Map<string, Set<string>>): string[][] {
+  let index = 0
+  const indices = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (node: string) => {
+    indices.set(node, index)
+    low.set(node, index)
+    index++
+    stack.push(node)
+    onStack.add(node)
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, indices.get(next)!))
+      }
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = []
+      let member: string
+      do {
+        member = stack.pop()!
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== node)
+      if (component.length > 1 || graph.get(node)?.has(node)) found.push(component)
+    }
+  }
+  for (const node of graph.keys()) if (!indices.has(node)) visit(node)
+  return found
+}
+
+describe('architecture', () => {
+  const packages = workspacePackages()
+  const names = new Set(packages.map((pkg) => pkg.name))
+
+  it('knows every workspace package and its layer', () => {
+    assert.deepEqual([...names].sort(), Object.keys(LAYERS).sort())
+  })
+
+  it('declares run-time dependencies only on packages below it, and none on the host (dsh-harness)', () => {
+    for (const pkg of packages) {
+      const internal = pkg.dependencies.filter((dep) => names.has(dep))
+      for (const dep of internal) assert.ok(LAYERS[pkg.name]!.includes(dep), `${pkg.name} depends on ${dep}, which is not below it`)
+      if (pkg.name !== 'dsh-harness') {
+        assert.ok(!pkg.dependencies.includes('dsh-harness') && !pkg.devDependencies.includes('dsh-harness'), `${pkg.name} depends on dsh-harness`)
+      }
+    }
+  })
+
+  it("imports, in its sources, only workspace packages it declares and that are below it", () => {
+    for (const pkg of packages) {
+      for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+        for (const specifier of specifiers(file)) {
+          const target = workspaceName(specifier, names)
+          if (!target || target === pkg.name) continue
+          const where = relative(root, file)
+          assert.ok(pkg.dependencies.includes(target), `${where} imports ${specifier}, which ${pkg.name} does not declare`)
+          assert.ok(LAYERS[pkg.name]!.includes(target), `${where} imports ${specifier}, which is not below ${pkg.name}`)
+        }
+      }
+    }
+  })
+
+  it('has no import circle between files, within or across packages', () => {
+    const graph = new Map<string, Set<string>>()
+    const entry = (name: string) => join(packagesDir, packages.find((pkg) => pkg.name === name)!.dir.split('/').pop()!, 'src', 'index.ts')
+    for (const pkg of packages) {
+      for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+        const edges = new Set<string>()
+        for (const specifier of specifiers(file)) {
+          if (specifier.startsWith('.')) {
+            const target = resolveRelative(file, specifier)
+            if (target) edges.add(target)
+          } else {
+            const target = workspaceName(specifier, names)
+            if (target && target !== pkg.name) edges.add(entry(target))
+          }
+        }
+        graph.set(file, edges)
+      }
+    }
+    assert.ok(graph.size > 50, `the walk found the sources (${graph.size} files)`)
+    const found = cycles(graph).map((cycle) => cycle.map((file) => relative(root, file)).sort().join(' <-> '))
+    assert.deepEqual(found, [], `import circles:\n${found.join('\n')}`)
+  })
+
+  it('finds a circle when there is one (the check itself works)', () => {
+    const graph = new Map<string, Set<string>>([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ])
+    assert.deepEqual(cycles(graph).map((cycle) => cycle.sort()), [['a', 'b', 'c']])
+  })
+})
