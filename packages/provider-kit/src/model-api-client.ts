@@ -6,16 +6,23 @@
 import { Agent, type Dispatcher } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
 import { abortError, type CredentialRequest, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
-import { headerValue, type HttpAnswer, type PostJsonOptions, postJson, type ProviderErrorContext } from './transport.js'
+import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson } from './transport.js'
 
-/** A vendor's model API as its provider package describes it. */
+/** A vendor's search API as its provider package describes it. */
 export interface ModelApi {
   providerId: string
   /** Human name of the provider for messages, e.g. DeepSeek. */
   providerName: string
   /** The environment variable read when the row sets no baseURL. */
   baseURLEnv: string
-  defaultBaseURL: string
+  /** The public endpoint's base; none for a self-hosted API, whose base URL the operator must give. */
+  defaultBaseURL?: string
+  /**
+   * `required` (the default): a credential reference or literal must be
+   * configured and resolve at every search. `optional`: an API that works
+   * without one (a self-hosted instance); a configured reference must still resolve.
+   */
+  credential?: 'required' | 'optional'
   /** The vendor's endpoint from a base URL; throws when none can be built from it. */
   endpoint(baseURL: string): URL
 }
@@ -72,11 +79,14 @@ export interface ModelApiClient {
 /** One started search: its endpoint and key, and the transport bound to them. */
 export interface ModelApiCall {
   readonly endpoint: URL
-  readonly credential: ResolvedCredential
+  /** The credential of this call; undefined only for an API whose credential is optional and none is configured. */
+  readonly credential: ResolvedCredential | undefined
+  /** The key's value for the request headers ('' when there is no credential). */
+  readonly apiKey: string
   /** For the vendor's error mapping; names where the key came from, never the key. */
   readonly errorContext: ProviderErrorContext
-  /** `postJson` with this call's endpoint, key, signal, deadline, retries, dispatcher, size cap and sleep. */
-  postJson(options: Pick<PostJsonOptions, 'headers' | 'body' | 'beforeDispatch' | 'toError'>): Promise<HttpAnswer>
+  /** `requestJson` with this call's key, signal, deadline, retries, dispatcher, size cap and sleep; the endpoint unless the vendor gives its own URL (e.g. with a query string). */
+  request(options: Pick<JsonRequestOptions, 'method' | 'headers' | 'body' | 'beforeDispatch' | 'toError'> & { url?: URL }): Promise<HttpAnswer>
   /** `readSuccessBody` for this provider. */
   readSuccessBody<T>(answer: HttpAnswer, options: Omit<ReadSuccessBodyOptions<T>, 'providerId' | 'providerName'>): T
 }
@@ -86,22 +96,29 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const ownDispatcher = deps.dispatcher ? undefined : new Agent({ connect: { timeout: 15_000 } })
   const dispatcher = deps.dispatcher ?? ownDispatcher!
   const env = deps.env ?? process.env
+  const credentialRequired = (api.credential ?? 'required') === 'required'
 
   /** The base URL in effect and the setting it came from, as named in messages. */
-  function baseURL(): { value: string; origin: string } {
+  /** The base URL in effect and the setting it came from; undefined when none is set and there is no default. */
+  function baseURL(): { value: string; origin: string } | undefined {
     if (settings.baseURL) return { value: settings.baseURL, origin: 'baseURL' }
     const fromEnv = env[api.baseURLEnv]
     if (fromEnv) return { value: fromEnv, origin: api.baseURLEnv }
-    return { value: api.defaultBaseURL, origin: 'the default base URL' }
+    if (api.defaultBaseURL) return { value: api.defaultBaseURL, origin: 'the default base URL' }
+    return undefined
   }
 
   function endpoint(): URL {
-    return api.endpoint(baseURL().value)
+    const base = baseURL()
+    if (!base) throw new TypeError('no base URL is configured')
+    return api.endpoint(base.value)
   }
 
   /** Why no endpoint builds from the base URL in effect; undefined when one does. */
   function baseURLProblem(): string | undefined {
-    const { value, origin } = baseURL()
+    const base = baseURL()
+    if (!base) return `no base URL is configured; set baseURL in the row or the environment variable ${api.baseURLEnv}`
+    const { value, origin } = base
     try {
       api.endpoint(value)
       return undefined
@@ -121,7 +138,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
 
   function unavailableReason(): string | undefined {
     const problems: string[] = []
-    if (!settings.apiKeyEnv && !settings.apiKey) problems.push('no credential reference (apiKeyEnv) or literal apiKey is configured')
+    if (credentialRequired && !settings.apiKeyEnv && !settings.apiKey) problems.push('no credential reference (apiKeyEnv) or literal apiKey is configured')
     const base = baseURLProblem()
     if (base) problems.push(base)
     return problems.length ? problems.join('; ') : undefined
@@ -144,25 +161,35 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
         retryable: false,
       })
     }
-    const credential = await deps.resolveCredential({
-      providerId,
-      ref: settings.apiKeyEnv || undefined,
-      literal: settings.apiKey || undefined,
-      literalKey: 'apiKey',
-      signal,
-    })
+    // An optional credential is looked up only when the row names one; a named one must then resolve.
+    const credential = credentialRequired || settings.apiKeyEnv || settings.apiKey
+      ? await deps.resolveCredential({
+          providerId,
+          ref: settings.apiKeyEnv || undefined,
+          literal: settings.apiKey || undefined,
+          literalKey: 'apiKey',
+          signal,
+        })
+      : undefined
     if (signal.aborted) throw abortError(signal, `The ${providerName} search`)
+    const secret = credential?.value ?? ''
     return {
       endpoint: url,
       credential,
-      errorContext: { providerId, endpoint: url, secret: credential.value, credential: describeCredentialSource(credential, settings.apiKeyEnv) },
-      postJson: (options) =>
-        postJson({
+      apiKey: secret,
+      errorContext: {
+        providerId,
+        endpoint: url,
+        secret,
+        ...(credential ? { credential: describeCredentialSource(credential, settings.apiKeyEnv) } : {}),
+      },
+      request: ({ url: target, ...options }) =>
+        requestJson({
           ...options,
           providerId,
           providerName,
-          endpoint: url,
-          secret: credential.value,
+          endpoint: target ?? url,
+          secret,
           signal,
           deadline,
           maxRetries: settings.maxRetries,
@@ -207,7 +234,7 @@ export interface ReadSuccessBodyOptions<T> {
   parse(text: string): { ok: true; response: T } | { ok: false; reason: string }
   /** The message of the vendor's error envelope, when the body is one. */
   errorMessage(text: string): unknown
-  /** The vendor's error mapping, as given to `postJson`. */
+  /** The vendor's error mapping, as given to `requestJson`. */
   toError(answer: HttpAnswer): WebError
 }
 

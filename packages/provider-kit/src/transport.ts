@@ -21,15 +21,17 @@ export interface HttpAnswer {
   text: string
 }
 
-export interface PostJsonOptions {
+export interface JsonRequestOptions {
   providerId: string
   /** Human name of the provider for messages, e.g. DeepSeek. */
   providerName: string
   endpoint: URL
+  /** POST (the default) or GET, for an API that takes its request in the query string. */
+  method?: 'GET' | 'POST'
   /** Sent as is; never logged, never put in errors. */
   headers: Record<string, string>
-  /** The exact bytes sent. */
-  body: string
+  /** The exact bytes sent with a POST; none with a GET. */
+  body?: string
   /** Scrubbed from every message built from the provider's answer. */
   secret: string
   signal: AbortSignal
@@ -62,7 +64,7 @@ export function backoffMs(retry: number): number {
 }
 
 /**
- * One JSON POST to a model API with bounded retries. Knows nothing about the
+ * One request to a provider's JSON API with bounded retries. Knows nothing about the
  * wire format: the caller turns error answers into a `WebError` and decides
  * what a successful body means.
  *
@@ -73,7 +75,7 @@ export function backoffMs(retry: number): number {
  *   call that ends before dispatch leaves no trace;
  * - the signal aborts the socket, the body read and any retry wait.
  */
-export async function postJson(options: PostJsonOptions): Promise<HttpAnswer> {
+export async function requestJson(options: JsonRequestOptions): Promise<HttpAnswer> {
   const { signal, endpoint } = options
   const maxRetries = Math.max(0, Math.min(MAX_RETRIES, Math.floor(options.maxRetries ?? MAX_RETRIES)))
   const sleep = options.sleep ?? sleepWithSignal
@@ -106,7 +108,7 @@ export async function postJson(options: PostJsonOptions): Promise<HttpAnswer> {
  * that is not a URL is not a redirect anyone can act on: the answer is not the
  * documented format.
  */
-function redirectRefused(answer: HttpAnswer, options: PostJsonOptions): WebError {
+function redirectRefused(answer: HttpAnswer, options: JsonRequestOptions): WebError {
   const { endpoint, providerName } = options
   const details = { providerId: options.providerId, url: redactUrl(endpoint), status: answer.status }
   const location = headerValue(answer.headers, 'location')
@@ -137,15 +139,15 @@ function isRetriedStatus(status: number, error: WebError): boolean {
   return status >= 500 && status <= 599
 }
 
-async function sendOnce(options: PostJsonOptions): Promise<HttpAnswer> {
+async function sendOnce(options: JsonRequestOptions): Promise<HttpAnswer> {
   const { signal, endpoint, providerName } = options
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   let response: Dispatcher.ResponseData
   try {
     response = await request(endpoint, {
-      method: 'POST',
+      method: options.method ?? 'POST',
       headers: options.headers,
-      body: options.body,
+      body: options.method === 'GET' ? undefined : options.body,
       signal,
       dispatcher: options.dispatcher,
     })

@@ -43,11 +43,11 @@ export function createDeepSeekSearch(settings: DeepSeekSearchSettings, deps: Dee
     const wire = toDeepSeekRequest(request, settings)
     const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromDeepSeekError(answer, started.errorContext)
-    const answer = await started.postJson({
+    const answer = await started.request({
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
-        'x-api-key': started.credential.value,
+        'x-api-key': started.apiKey,
         'anthropic-version': settings.apiVersion,
       },
       body,

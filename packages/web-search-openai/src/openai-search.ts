@@ -48,11 +48,11 @@ export function createOpenAISearch(settings: OpenAISearchSettings, deps: OpenAIS
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json',
-      authorization: `Bearer ${started.credential.value}`,
+      authorization: `Bearer ${started.apiKey}`,
     }
     if (settings.organization) headers['openai-organization'] = settings.organization
     if (settings.project) headers['openai-project'] = settings.project
-    const answer = await started.postJson({
+    const answer = await started.request({
       headers,
       body,
       beforeDispatch: (attempt) =>
