@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
 import type { ExtractInput, ExtractOutput } from './extract-html.js'
@@ -37,13 +37,24 @@ interface Slot {
 }
 
 /**
- * The worker runs compiled code: from dist/ this is the file beside this one;
- * when this module runs as src/*.ts under tsx (whose loader does not reach
- * worker threads), it is the built copy in ../dist/ (tests build first).
+ * The worker's module is the one beside this file: the compiled
+ * extract-worker.js from dist/, or, when this module runs as src/*.ts under
+ * tsx, the TypeScript source itself, never a build that may be stale.
  */
-function workerUrl(): URL {
-  if (import.meta.url.endsWith('.ts')) return new URL('../dist/extract-worker.js', import.meta.url)
-  return new URL('./extract-worker.js', import.meta.url)
+function workerModule(): URL {
+  const here = new URL(import.meta.url)
+  return new URL(here.pathname.endsWith('.ts') ? './extract-worker.ts' : './extract-worker.js', here)
+}
+
+/**
+ * Starts a worker on TypeScript source. tsx's loader does not reach worker
+ * threads on Node 20, even with `execArgv: ['--import', 'tsx']`, so the
+ * worker registers it (tsx/esm/api) before importing the module.
+ */
+function startFromSource(source: URL, options: WorkerOptions): Worker {
+  const api = import.meta.resolve('tsx/esm/api')
+  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(source.href)}) })`
+  return new Worker(code, { ...options, eval: true })
 }
 
 /**
@@ -58,6 +69,8 @@ export class ExtractPool {
   private readonly recycleAfterJobs: number
   private readonly recycleHeapBytes: number
   private readonly maxHeapMb: number
+  /** The module the workers run: compiled JavaScript, or the TypeScript source under tsx (for tests and diagnostics). */
+  readonly workerSource: URL = workerModule()
   private readonly slots: Slot[] = []
   private readonly queue: Pending[] = []
   private nextId = 1
@@ -112,7 +125,8 @@ export class ExtractPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerUrl(), this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {})
+    const options: WorkerOptions = this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {}
+    const worker = this.workerSource.pathname.endsWith('.ts') ? startFromSource(this.workerSource, options) : new Worker(this.workerSource, options)
     const slot: Slot = { worker, jobs: 0, retired: false }
     worker.unref()
     worker.on('message', (reply: ExtractReply) => this.onReply(slot, reply))
