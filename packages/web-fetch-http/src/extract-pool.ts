@@ -2,7 +2,6 @@ import { availableParallelism } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
-import type { ExtractInput, ExtractOutput } from './extract-html.js'
 import type { ExtractJob, ExtractReply } from './extract-worker.js'
 
 export interface ExtractPoolOptions {
@@ -22,7 +21,7 @@ interface Pending {
   job: ExtractJob
   /** Moved, not copied, to the worker. */
   transfer: ArrayBuffer[]
-  resolve(output: ExtractOutput | ConvertOutput): void
+  resolve(output: ConvertOutput): void
   reject(error: unknown): void
   signal: AbortSignal
   onAbort?: () => void
@@ -84,11 +83,6 @@ export class ExtractPool {
     this.maxHeapMb = options.maxHeapMb ?? 1024
   }
 
-  /** HTML text to what the model reads. */
-  extract(input: ExtractInput, signal: AbortSignal): Promise<ExtractOutput> {
-    return this.run({ id: this.nextId++, type: 'extract', input }, [], signal) as Promise<ExtractOutput>
-  }
-
   /**
    * Body bytes to what the model reads (hash, decoding, extraction). The bytes'
    * buffer is transferred to the worker when `input.bytes` is all of it, so the
@@ -97,10 +91,10 @@ export class ExtractPool {
   convert(input: ConvertInput, signal: AbortSignal): Promise<ConvertOutput> {
     const { bytes } = input
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
-    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal) as Promise<ConvertOutput>
+    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
   }
 
-  private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ExtractOutput | ConvertOutput> {
+  private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ConvertOutput> {
     if (this.closed) return Promise.reject(new WebError('WEB_FETCH_FAILED', 'The fetch provider has been shut down.'))
     if (signal.aborted) return Promise.reject(abortError(signal, `Extracting ${redactUrl(job.input.url)}`))
     return new Promise((resolve, reject) => {
@@ -122,6 +116,11 @@ export class ExtractPool {
   /** Workers alive now (for tests and diagnostics). */
   get workerCount(): number {
     return this.slots.length
+  }
+
+  /** Thread ids of the workers alive now, oldest first (for tests and diagnostics). */
+  get threadIds(): number[] {
+    return this.slots.map((slot) => slot.worker.threadId)
   }
 
   private spawn(): Slot {
@@ -228,7 +227,7 @@ export class ExtractPool {
     if (slot) void this.end(slot, error)
   }
 
-  private settle(pending: Pending, error?: unknown, output?: ExtractOutput | ConvertOutput) {
+  private settle(pending: Pending, error?: unknown, output?: ConvertOutput) {
     if (pending.onAbort) pending.signal.removeEventListener('abort', pending.onAbort)
     if (error !== undefined) pending.reject(error)
     else pending.resolve(output!)
