@@ -1,10 +1,15 @@
 /**
  * A small in-memory cache of converted documents, bounded by bytes and by
  * time, so that every page of a long document comes from one fetch.
- * Least recently used entries go first.
+ * Least recently used entries go first. One entry can be stored under
+ * several keys (a redirected document under its requested and its final
+ * URL): it counts once against the budget, a hit through any key keeps all
+ * of them, and it leaves the cache under all its keys at once.
  */
 export class DocumentCache<T extends { sizeBytes: number }> {
-  private readonly entries = new Map<string, { value: T; expires: number }>()
+  /** In least recently used order. */
+  private readonly entries = new Set<Entry<T>>()
+  private readonly byKey = new Map<string, Entry<T>>()
   private bytes = 0
 
   constructor(
@@ -14,41 +19,61 @@ export class DocumentCache<T extends { sizeBytes: number }> {
   ) {}
 
   get(key: string): T | undefined {
-    const entry = this.entries.get(key)
+    const entry = this.byKey.get(key)
     if (!entry) return undefined
     if (entry.expires <= this.now()) {
-      this.delete(key)
+      this.delete(entry)
       return undefined
     }
-    this.entries.delete(key)
-    this.entries.set(key, entry)
+    this.entries.delete(entry)
+    this.entries.add(entry)
     return entry.value
   }
 
-  set(key: string, value: T) {
-    if (this.maxBytes <= 0 || this.ttlMs <= 0 || value.sizeBytes > this.maxBytes) return
-    this.delete(key)
-    this.entries.set(key, { value, expires: this.now() + this.ttlMs })
+  /** Stores `value` under the key, or under every one of the keys; each key stops naming what it named before. */
+  set(keys: string | string[], value: T) {
+    const names = new Set(typeof keys === 'string' ? [keys] : keys)
+    if (this.maxBytes <= 0 || this.ttlMs <= 0 || value.sizeBytes > this.maxBytes || names.size === 0) return
+    for (const key of names) this.unlink(key)
+    const entry: Entry<T> = { value, keys: names, expires: this.now() + this.ttlMs }
+    for (const key of entry.keys) this.byKey.set(key, entry)
+    this.entries.add(entry)
     this.bytes += value.sizeBytes
-    for (const [oldest] of this.entries) {
+    for (const oldest of this.entries) {
       if (this.bytes <= this.maxBytes) break
       this.delete(oldest)
     }
   }
 
+  /** Entries held now, each counted once however many keys it has. */
   get size(): number {
     return this.entries.size
   }
 
   clear() {
     this.entries.clear()
+    this.byKey.clear()
     this.bytes = 0
   }
 
-  private delete(key: string) {
-    const entry = this.entries.get(key)
+  /** Takes one key off its entry; an entry left without keys leaves the cache. */
+  private unlink(key: string) {
+    const entry = this.byKey.get(key)
     if (!entry) return
-    this.entries.delete(key)
+    this.byKey.delete(key)
+    entry.keys.delete(key)
+    if (entry.keys.size === 0) this.delete(entry)
+  }
+
+  private delete(entry: Entry<T>) {
+    if (!this.entries.delete(entry)) return
+    for (const key of entry.keys) this.byKey.delete(key)
     this.bytes -= entry.value.sizeBytes
   }
+}
+
+interface Entry<T> {
+  value: T
+  keys: Set<string>
+  expires: number
 }

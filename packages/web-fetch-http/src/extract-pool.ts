@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
-import type { ExtractInput, ExtractOutput } from './extract-html.js'
 import type { ExtractJob, ExtractReply } from './extract-worker.js'
 
 export interface ExtractPoolOptions {
@@ -22,7 +21,7 @@ interface Pending {
   job: ExtractJob
   /** Moved, not copied, to the worker. */
   transfer: ArrayBuffer[]
-  resolve(output: ExtractOutput | ConvertOutput): void
+  resolve(output: ConvertOutput): void
   reject(error: unknown): void
   signal: AbortSignal
   onAbort?: () => void
@@ -37,13 +36,24 @@ interface Slot {
 }
 
 /**
- * The worker runs compiled code: from dist/ this is the file beside this one;
- * when this module runs as src/*.ts under tsx (whose loader does not reach
- * worker threads), it is the built copy in ../dist/ (tests build first).
+ * The worker's module is the one beside this file: the compiled
+ * extract-worker.js from dist/, or, when this module runs as src/*.ts under
+ * tsx, the TypeScript source itself, never a build that may be stale.
  */
-function workerUrl(): URL {
-  if (import.meta.url.endsWith('.ts')) return new URL('../dist/extract-worker.js', import.meta.url)
-  return new URL('./extract-worker.js', import.meta.url)
+function workerModule(): URL {
+  const here = new URL(import.meta.url)
+  return new URL(here.pathname.endsWith('.ts') ? './extract-worker.ts' : './extract-worker.js', here)
+}
+
+/**
+ * Starts a worker on TypeScript source. tsx's loader does not reach worker
+ * threads on Node 20, even with `execArgv: ['--import', 'tsx']`, so the
+ * worker registers it (tsx/esm/api) before importing the module.
+ */
+function startFromSource(source: URL, options: WorkerOptions): Worker {
+  const api = import.meta.resolve('tsx/esm/api')
+  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(source.href)}) })`
+  return new Worker(code, { ...options, eval: true })
 }
 
 /**
@@ -58,6 +68,8 @@ export class ExtractPool {
   private readonly recycleAfterJobs: number
   private readonly recycleHeapBytes: number
   private readonly maxHeapMb: number
+  /** The module the workers run: compiled JavaScript, or the TypeScript source under tsx (for tests and diagnostics). */
+  readonly workerSource: URL = workerModule()
   private readonly slots: Slot[] = []
   private readonly queue: Pending[] = []
   private nextId = 1
@@ -71,11 +83,6 @@ export class ExtractPool {
     this.maxHeapMb = options.maxHeapMb ?? 1024
   }
 
-  /** HTML text to what the model reads. */
-  extract(input: ExtractInput, signal: AbortSignal): Promise<ExtractOutput> {
-    return this.run({ id: this.nextId++, type: 'extract', input }, [], signal) as Promise<ExtractOutput>
-  }
-
   /**
    * Body bytes to what the model reads (hash, decoding, extraction). The bytes'
    * buffer is transferred to the worker when `input.bytes` is all of it, so the
@@ -84,10 +91,10 @@ export class ExtractPool {
   convert(input: ConvertInput, signal: AbortSignal): Promise<ConvertOutput> {
     const { bytes } = input
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
-    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal) as Promise<ConvertOutput>
+    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
   }
 
-  private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ExtractOutput | ConvertOutput> {
+  private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ConvertOutput> {
     if (this.closed) return Promise.reject(new WebError('WEB_FETCH_FAILED', 'The fetch provider has been shut down.'))
     if (signal.aborted) return Promise.reject(abortError(signal, `Extracting ${redactUrl(job.input.url)}`))
     return new Promise((resolve, reject) => {
@@ -111,8 +118,14 @@ export class ExtractPool {
     return this.slots.length
   }
 
+  /** Thread ids of the workers alive now, oldest first (for tests and diagnostics). */
+  get threadIds(): number[] {
+    return this.slots.map((slot) => slot.worker.threadId)
+  }
+
   private spawn(): Slot {
-    const worker = new Worker(workerUrl(), this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {})
+    const options: WorkerOptions = this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {}
+    const worker = this.workerSource.pathname.endsWith('.ts') ? startFromSource(this.workerSource, options) : new Worker(this.workerSource, options)
     const slot: Slot = { worker, jobs: 0, retired: false }
     worker.unref()
     worker.on('message', (reply: ExtractReply) => this.onReply(slot, reply))
@@ -214,7 +227,7 @@ export class ExtractPool {
     if (slot) void this.end(slot, error)
   }
 
-  private settle(pending: Pending, error?: unknown, output?: ExtractOutput | ConvertOutput) {
+  private settle(pending: Pending, error?: unknown, output?: ConvertOutput) {
     if (pending.onAbort) pending.signal.removeEventListener('abort', pending.onAbort)
     if (error !== undefined) pending.reject(error)
     else pending.resolve(output!)

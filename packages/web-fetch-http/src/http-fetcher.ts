@@ -73,6 +73,8 @@ interface CachedDocument {
   links: DocumentLink[]
   warnings: string[]
   extractor: string
+  /** The URL whose fetch made this snapshot; `redirects` are the hops from it to `finalUrl`. */
+  requestedUrl: string
   finalUrl: string
   redirects: FetchedDocument['provenance']['redirects']
   address: string
@@ -193,6 +195,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         links,
         warnings,
         extractor,
+        requestedUrl: url.href,
         finalUrl,
         redirects: response.redirects,
         address: response.address,
@@ -241,9 +244,11 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
       }
-      cache.set(keyOf(url.href), document)
-      if (document.finalUrl !== url.href) cache.set(keyOf(document.finalUrl), document)
+      // One snapshot under both URLs: it counts once against the budget and leaves under both.
+      cache.set([keyOf(url.href), keyOf(document.finalUrl)], document)
     }
+    // A hit through the final URL followed no redirect; one through the URL that made the snapshot, the same hops again.
+    const redirects = url.href === document.requestedUrl ? document.redirects : []
     const page = slicePage(document.text, window)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
@@ -284,7 +289,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       provenance: {
         requestedUrl: url.href,
         finalUrl: document.finalUrl,
-        redirects: document.redirects.map((hop) => ({ ...hop })),
+        redirects: redirects.map((hop) => ({ ...hop })),
         address: document.address,
         status: document.status,
         contentType: document.contentType,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { readFile, writeFile } from 'node:fs/promises'
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import type { FetchFormat } from 'dsh-web'
@@ -144,51 +146,130 @@ describe('body to text in the worker', () => {
   })
 })
 
+describe('extraction worker code', () => {
+  const html = (text: string) => new Uint8Array(Buffer.from(`<p>${text}</p>`))
+
+  it('runs from the TypeScript source under tsx, so an edit needs no build (it ran ../dist/extract-worker.js, which can be stale)', async () => {
+    const pool = new ExtractPool({ size: 1 })
+    try {
+      assert.equal(pool.workerSource.href, new URL('../src/extract-worker.ts', import.meta.url).href)
+    } finally {
+      await pool.close()
+    }
+    // A copy of src/ inside the package (so that its imports resolve), whose
+    // worker is edited to mark every reply: no build has that mark.
+    const copy = await mkdtemp(fileURLToPath(new URL('../.worker-source-test-', import.meta.url)))
+    try {
+      await cp(fileURLToPath(new URL('../src', import.meta.url)), join(copy, 'src'), { recursive: true })
+      await appendFile(
+        join(copy, 'src', 'extract-worker.ts'),
+        `\n{ const port = parentPort!; const post = port.postMessage.bind(port)\n` +
+          `  port.postMessage = (reply: any) => post({ ...reply, output: { ...reply.output, extractor: 'edited source' } }) }\n`,
+      )
+      const copied = (await import(pathToFileURL(join(copy, 'src', 'extract-pool.ts')).href)) as { ExtractPool: typeof ExtractPool }
+      const edited = new copied.ExtractPool({ size: 1 })
+      try {
+        const output = await edited.convert({ bytes: html('edited'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+        assert.equal(output.text, 'edited')
+        assert.equal(output.extractor, 'edited source', 'the worker ran the edited source')
+      } finally {
+        await edited.close()
+      }
+    } finally {
+      await rm(copy, { recursive: true, force: true })
+    }
+  })
+
+  it('runs the compiled worker beside the compiled pool, as in production', async () => {
+    const built = (await import(new URL('../dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+    const pool = new built.ExtractPool({ size: 1 })
+    try {
+      assert.equal(pool.workerSource.href, new URL('../dist/extract-worker.js', import.meta.url).href)
+      const output = await pool.convert({ bytes: html('built'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+      assert.equal(output.text, 'built')
+    } finally {
+      await pool.close()
+    }
+  })
+})
+
+// The pool is driven with the job http-fetcher sends: body bytes to convert.
 describe('extraction pool', () => {
+  const page = (html: string, format: FetchFormat = 'text', extract: 'main' | 'full' = 'full') => ({
+    bytes: new Uint8Array(Buffer.from(html)),
+    contentType: 'text/html; charset=utf-8',
+    kind: 'html' as const,
+    url: 'https://x.test/',
+    format,
+    extract,
+  })
+
   it('survives deeply nested and malformed HTML', async () => {
     const pool = new ExtractPool({ size: 1 })
     // 30,000 levels overflow the stack of recursive DOM code (turndown) unless flattened first
     const nested = `<html><body>${'<div>'.repeat(30_000)}deep text${'</div>'.repeat(10)}<p>after <b><i>bad</b></i> nesting<table><td>cell</span></p>`
-    const output = await pool.extract({ html: nested, url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
+    const output = await pool.convert(page(nested), signal())
     assert.match(output.text, /deep text/)
-    const markdown = await pool.extract({ html: nested, url: 'https://x.test/', format: 'markdown', extract: 'main' }, signal())
+    const markdown = await pool.convert(page(nested, 'markdown', 'main'), signal())
     assert.match(markdown.text, /deep text/)
     assert.match(markdown.warnings.join(' '), /more than 256 levels deep/)
     await pool.close()
     assert.equal(pool.workerCount, 0)
   })
 
-  it('fails a page that passes the parse deadline alone, with WEB_TIMEOUT, and keeps working', async () => {
-    const pool = new ExtractPool({ size: 1, parseTimeoutMs: 1 })
-    const big = `<html><body>${'<p>word word word <a href="/x">link</a></p>'.repeat(100_000)}</body></html>`
-    await assert.rejects(pool.extract({ html: big, url: 'https://x.test/', format: 'markdown', extract: 'main' }, signal()), (error: unknown) => {
-      return WebError.is(error) && error.code === 'WEB_TIMEOUT' && /took longer than 1 ms/.test(error.message)
-    })
-    await pool.close()
-    const healthy = new ExtractPool({ size: 1 })
-    const output = await healthy.extract({ html: '<p>small page</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
-    assert.equal(output.text, 'small page')
-    await healthy.close()
+  it('fails a page that passes the parse deadline alone, with WEB_TIMEOUT, ends its worker and keeps working', async () => {
+    const pool = new ExtractPool({ size: 1, parseTimeoutMs: 3_000 })
+    try {
+      // Started first, so that the deadline below is all parsing, not the worker's start.
+      assert.equal((await pool.convert(page('<p>warm</p>'), signal())).text, 'warm')
+      const [thread] = pool.threadIds
+      // About 20 s of parsing and readability here; the deadline is 3 s.
+      const slow = `<html><body>${'<p>word word word <a href="/x">link</a></p>'.repeat(100_000)}</body></html>`
+      const started = performance.now()
+      const timedOut = pool.convert(page(slow, 'markdown', 'main'), signal())
+      const queued = pool.convert(page('<p>small page</p>'), signal())
+      assert.deepEqual(pool.threadIds, [thread], 'the slow page went to the warm worker')
+      await assert.rejects(timedOut, (error: unknown) => WebError.is(error) && error.code === 'WEB_TIMEOUT' && /took longer than 3000 ms/.test(error.message))
+      assert.ok(performance.now() - started >= 2_900, 'it failed at the deadline, not before')
+      assert.ok(!pool.threadIds.includes(thread!), 'the worker past its deadline was ended')
+      assert.equal((await queued).text, 'small page', 'the page queued behind it was converted')
+      assert.equal(pool.threadIds.length, 1)
+      assert.notEqual(pool.threadIds[0], thread, 'by a new worker')
+    } finally {
+      await pool.close()
+    }
   })
 
   it('recycles a worker after its quota of pages', async () => {
     const pool = new ExtractPool({ size: 1, recycleAfterJobs: 2 })
-    await pool.extract({ html: '<p>one</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
-    assert.equal(pool.workerCount, 1)
-    await pool.extract({ html: '<p>two</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
-    assert.equal(pool.workerCount, 0, 'the worker was ended after two pages')
-    const third = await pool.extract({ html: '<p>three</p>', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
-    assert.equal(third.text, 'three')
-    await pool.close()
+    try {
+      await pool.convert(page('<p>one</p>'), signal())
+      const [first] = pool.threadIds
+      const two = pool.convert(page('<p>two</p>'), signal())
+      assert.deepEqual(pool.threadIds, [first], 'the second page went to the same worker')
+      assert.equal((await two).text, 'two')
+      assert.deepEqual(pool.threadIds, [], 'the worker was ended after two pages')
+      const third = await pool.convert(page('<p>three</p>'), signal())
+      assert.equal(third.text, 'three')
+      assert.equal(pool.threadIds.length, 1)
+      assert.notEqual(pool.threadIds[0], first, 'the third page went to a new worker')
+    } finally {
+      await pool.close()
+    }
   })
 
   it('ends the work when the call is aborted, with WEB_ABORTED', async () => {
     const pool = new ExtractPool({ size: 1 })
-    const controller = new AbortController()
-    const big = `<html><body>${'<p>word word word</p>'.repeat(200_000)}</body></html>`
-    const pending = pool.extract({ html: big, url: 'https://x.test/', format: 'markdown', extract: 'main' }, controller.signal)
-    controller.abort()
-    await assert.rejects(pending, (error: unknown) => WebError.is(error) && error.code === 'WEB_ABORTED')
-    await pool.close()
+    try {
+      const controller = new AbortController()
+      const big = `<html><body>${'<p>word word word</p>'.repeat(200_000)}</body></html>`
+      const pending = pool.convert(page(big, 'markdown', 'main'), controller.signal)
+      assert.equal(pool.threadIds.length, 1)
+      controller.abort()
+      await assert.rejects(pending, (error: unknown) => WebError.is(error) && error.code === 'WEB_ABORTED')
+      assert.deepEqual(pool.threadIds, [], 'the worker was ended')
+    } finally {
+      await pool.close()
+    }
   })
 })

@@ -159,3 +159,73 @@ describe('paging, cache and artifacts', () => {
     await failing.close()
   })
 })
+
+describe('cache keyed by the requested and the final URL', () => {
+  // 1,000 characters of text each: a snapshot's sizeBytes is 2 × 1,000 + 16 KiB.
+  const SNAPSHOT_BYTES = 1_000 * 2 + 16 * 1024
+  let server: TestServer
+  before(async () => {
+    server = await startServer((request, response) => {
+      const path = request.url ?? ''
+      if (path.startsWith('/from-')) {
+        response.writeHead(302, { location: path.replace('/from-', '/to-') })
+        return response.end()
+      }
+      response.setHeader('content-type', 'text/plain; charset=utf-8')
+      response.end(path.padEnd(1_000, '.'))
+    })
+  })
+  after(() => server.close())
+
+  it('a hit through the final URL reports no redirect (it reported the hop of the request that filled the cache)', async () => {
+    const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'] })
+    try {
+      const a = `${server.origin}/from-a`
+      const b = `${server.origin}/to-a`
+      const hop = { url: a, status: 302, location: '/to-a' }
+      server.hits.length = 0
+      const first = await fetcher.fetch({ url: a, format: 'text' }, { signal: signal() })
+      assert.equal(first.provenance.cacheHit, false)
+      assert.deepEqual(first.provenance.redirects, [hop])
+      assert.deepEqual(server.hits, ['/from-a', '/to-a'])
+
+      const viaFinal = await fetcher.fetch({ url: b, format: 'text' }, { signal: signal() })
+      assert.equal(viaFinal.provenance.cacheHit, true)
+      assert.equal(viaFinal.provenance.requestedUrl, b)
+      assert.equal(viaFinal.provenance.finalUrl, b)
+      assert.deepEqual(viaFinal.provenance.redirects, [], 'asking for the final URL followed no redirect')
+
+      const again = await fetcher.fetch({ url: a, format: 'text' }, { signal: signal() })
+      assert.equal(again.provenance.cacheHit, true)
+      assert.equal(again.provenance.requestedUrl, a)
+      assert.deepEqual(again.provenance.redirects, [hop], 'the same request reports the hop it took')
+      assert.deepEqual(server.hits, ['/from-a', '/to-a'], 'both hits came from the cache')
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('a snapshot stored under two keys counts once against the byte budget and is evicted as one (it counted twice and evicted a document that fit)', async () => {
+    // Room for two snapshots, not three.
+    const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], cacheMaxBytes: 2 * SNAPSHOT_BYTES + 100 })
+    try {
+      server.hits.length = 0
+      const redirected = await fetcher.fetch({ url: `${server.origin}/from-b`, format: 'text' }, { signal: signal() })
+      assert.equal(redirected.totalChars, 1_000)
+      await fetcher.fetch({ url: `${server.origin}/c`, format: 'text' }, { signal: signal() })
+      assert.deepEqual(server.hits, ['/from-b', '/to-b', '/c'])
+      for (const path of ['/from-b', '/to-b', '/c']) {
+        const document = await fetcher.fetch({ url: `${server.origin}${path}`, format: 'text' }, { signal: signal() })
+        assert.equal(document.provenance.cacheHit, true, `${path} is still cached`)
+      }
+      assert.deepEqual(server.hits, ['/from-b', '/to-b', '/c'], 'two snapshots fit in a budget of two')
+      // A third snapshot pushes out the least recently used one, /from-b → /to-b, under both its keys.
+      await fetcher.fetch({ url: `${server.origin}/d`, format: 'text' }, { signal: signal() })
+      const final = await fetcher.fetch({ url: `${server.origin}/to-b`, format: 'text' }, { signal: signal() })
+      assert.equal(final.provenance.cacheHit, false, 'the final URL left the cache with the requested URL')
+      assert.deepEqual(server.hits, ['/from-b', '/to-b', '/c', '/d', '/to-b'])
+    } finally {
+      await fetcher.close()
+    }
+  })
+})

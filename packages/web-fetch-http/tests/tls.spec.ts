@@ -1,20 +1,34 @@
 // HTTPS through the pinned dispatcher, on real TLS servers on 127.0.0.1 whose
 // certificates name made-up hosts: the connection goes to the vetted address
 // while the TLS server name and the Host header stay the original host, and
-// certificate verification stays on. The certificates are made at test time
-// by openssl (tests/tls-certificates.ts); nothing secret is committed.
+// certificate verification stays on. The certificates are throwaway test-only
+// fixtures (fixtures/tls/, with the openssl commands that made them).
 import assert from 'node:assert/strict'
+import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, type TlsTestServer, fakeLookup, signal, startServer, startTlsServer, refusal } from './helpers.js'
-import { type TestCertificates, hasOpenssl, makeTestCertificates } from './tls-certificates.js'
+import { CERTIFICATE_NAMES, loadTestCertificates } from './tls-certificates.js'
 
+describe('test certificates', () => {
+  it('are a CA and a leaf per name, signed by it, valid for at least another 50 years', () => {
+    const certificates = loadTestCertificates()
+    const ca = new X509Certificate(certificates.ca)
+    assert.equal(ca.ca, true)
+    const fiftyYears = Date.now() + 50 * 365 * 24 * 3600_000
+    for (const name of CERTIFICATE_NAMES) {
+      const leaf = new X509Certificate(certificates.leaves[name]!.cert)
+      assert.equal(leaf.subjectAltName, `DNS:${name}`)
+      assert.ok(leaf.verify(ca.publicKey) && leaf.checkIssued(ca), `${name} is signed by the CA`)
+      assert.ok(leaf.checkPrivateKey(createPrivateKey(certificates.leaves[name]!.key)), `${name}.key belongs to ${name}.pem`)
+      assert.ok(new Date(leaf.validTo).getTime() > fiftyYears && new Date(leaf.validFrom).getTime() <= Date.now(), `${name} is valid now and for long`)
+    }
+  })
+})
 
-const openssl = await hasOpenssl()
-
-describe('https with the original host name on a pinned address', { skip: openssl ? false : 'openssl is not installed; it makes the test certificates' }, () => {
-  let certificates: TestCertificates
+describe('https with the original host name on a pinned address', () => {
+  const certificates = loadTestCertificates()
   let secure: TlsTestServer
   let impostor: TlsTestServer
   let plain: TestServer
@@ -24,7 +38,6 @@ describe('https with the original host name on a pinned address', { skip: openss
   const resolve = { 'secure.test': '127.0.0.1', 'trusted.test': '127.0.0.1' }
 
   before(async () => {
-    certificates = await makeTestCertificates(['secure.test', 'other.test'])
     secure = await startTlsServer(certificates.leaves['secure.test']!, (request, response) => {
       hosts.push(String(request.headers.host))
       response.setHeader('content-type', 'text/plain; charset=utf-8')
