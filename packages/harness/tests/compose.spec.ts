@@ -118,6 +118,33 @@ describe('composition loader', () => {
     }
   })
 
+  it('waits for a service that arrives from work Cordis does not track, by status events rather than a count of rounds', async () => {
+    // The provider sets "late" from a 30 ms timer: after Cordis's own start work is done, before the wait's deadline.
+    const file = await overlay('late.cordis.yml', `- id: needs-late\n  name: ${PLUGINS}/needs-late-service.mjs\n- id: late\n  name: ${PLUGINS}/late-service.mjs\n`)
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file], serviceWaitMs: 10_000 })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      assert.equal(rows['needs-late'].status, 'mounted', composition.problems().join('\n'))
+      assert.deepEqual(composition.problems(), [])
+    } finally {
+      await composition.dispose()
+    }
+  })
+
+  it('reports a row whose start never finishes at the start deadline, and mounts the others', { timeout: 20_000 }, async () => {
+    const file = await overlay('never.cordis.yml', `- id: stuck\n  name: ${PLUGINS}/never-starts.mjs\n`)
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file], startTimeoutMs: 300 })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      assert.equal(rows.stuck.status, 'starting')
+      assert.equal(rows.tools.status, 'mounted')
+      assert.ok(composition.ctx.get('tools'))
+      assert.deepEqual(composition.problems(), [`row "stuck" (${PLUGINS}/never-starts.mjs) is still starting after 300 ms: its apply or a ready hook has not finished`])
+    } finally {
+      await composition.dispose()
+    }
+  })
+
   it('never reads .env files and never changes process.env', async () => {
     const cwd = process.cwd()
     await writeFile(join(dir, '.env'), 'DSH_TEST_FROM_DOTENV=leaked\n')
