@@ -168,8 +168,10 @@ describe('composition loader', () => {
   })
 
   it('names the file that swapped a row\'s package when the old config does not fit it', async () => {
+    // The base leaves web's config to the plugin's defaults; an earlier overlay gives it one.
+    const configured = await overlay('web-config.cordis.yml', '- id: web\n  config: { searchProvider: deepseek-official }\n')
     const file = await overlay('swap.cordis.yml', '- id: web\n  name: dsh-web-search-openai\n')
-    const message = (await composeError([file])).message
+    const message = (await composeError([configured, file])).message
     assert.match(message, /row "web" \(dsh-web-search-openai\): key "searchProvider" is not a config key/)
     assert.ok(message.includes(`${file} set the package to dsh-web-search-openai`), message)
   })
