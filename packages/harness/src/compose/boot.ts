@@ -6,6 +6,7 @@ import * as cordis from 'cordis'
 import { Context, type ForkScope, type Schema } from 'cordis'
 import { defaultHome } from '../home.js'
 import { CompositionError, type Layer, readLayer } from './composition-files.js'
+import { configSources, replacementWarnings } from './config-sources.js'
 import { type MergedRow, mergeLayers } from './merge-rows.js'
 import { isSchema, redactSecrets, resolvePluginConfig } from './plugin-config.js'
 
@@ -49,6 +50,8 @@ export interface RowState {
   status: RowStatus
   /** The resolved config, defaults filled in, secrets redacted. */
   config: unknown
+  /** For each top-level key of `config`: the file that set it, `command line`, or `plugin default`. */
+  configSources: Record<string, string>
   configFrom: string
   nameFrom: string
   /** Services a pending row still waits for. */
@@ -63,6 +66,13 @@ export interface Composition {
   rows(): RowState[]
   /** Rows that did not come up, in words: pending, still starting and failed ones. */
   problems(): string[]
+  /**
+   * Config a layer changed without saying so: a layer that replaces a row's
+   * config whole sends the keys it leaves out back to the plugin's defaults.
+   * One line per such layer and row, naming the keys, old and new values and
+   * the file to edit; secrets redacted.
+   */
+  warnings: string[]
   dispose(): Promise<void>
 }
 
@@ -117,6 +127,8 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
   }
   const prepared: Prepared[] = []
   for (const row of merged) prepared.push(await prepareRow(row, resolve(options.configDir)))
+  const patchedKeys = (id: string) => new Set(Object.keys(options.rowPatches?.[id] ?? {}))
+  const warnings = prepared.flatMap(({ row, schema }) => (row.disabled || !schema ? [] : replacementWarnings(row, schema, patchedKeys(row.id))))
 
   const ctx = new Context()
   const forks = new Map<string, ForkScope>()
@@ -133,6 +145,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         id: row.id,
         name: row.name,
         config: redactSecrets(schema, config ?? row.config),
+        configSources: configSources(row, config ?? row.config, patchedKeys(row.id)),
         configFrom: row.configFrom,
         nameFrom: row.nameFrom,
       }
@@ -158,6 +171,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     layers: files,
     preset: options.preset,
     rows,
+    warnings,
     problems: () =>
       rows().flatMap((row) =>
         row.status === 'pending'
