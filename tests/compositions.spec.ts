@@ -27,6 +27,7 @@ describe('shipped compositions', () => {
       assert.deepEqual(roster.tools.map((tool: any) => tool.name), names)
       const compose = onlyJson(await dsh(args.map((arg) => (arg === 'tools' ? 'compose' : arg)), { home }))
       assert.deepEqual(compose.problems, [], `${preset}: ${compose.problems.join('; ')}`)
+      assert.deepEqual(compose.warnings, [], `${preset}: ${compose.warnings.join('; ')}`)
     })
   }
 
