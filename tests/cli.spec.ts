@@ -93,6 +93,37 @@ describe('dsh CLI', () => {
     assert.match(secretInArgv.stderr, /read from stdin, never from arguments/)
   })
 
+  it('warns on stderr, for every command that boots, when an overlay replaces a row\'s config and drops a value; dsh compose says where each value came from', async () => {
+    const oneKey = join(home, 'one-key.cordis.yml')
+    await writeFile(oneKey, '- id: tool-web\n  config: { searchMaxQueries: 2 }\n')
+    const warning = `${oneKey} replaces the config of row "tool-web" whole; keys it does not mention change: ` +
+      `fetch true (from ${join(ROOT, 'config/presets/standard.cordis.yml')}) -> false (plugin default). Restate them in ${oneKey} to keep them.`
+    const composed = await dsh(['compose', '--json', '--preset', 'standard', '--config', oneKey], { home })
+    const dump = onlyJson(composed)
+    assert.ok(composed.stderr.split('\n').includes(`dsh: warning: ${warning}`), composed.stderr)
+    assert.deepEqual(dump.warnings, [warning])
+    const toolWeb = dump.rows.find((row: any) => row.id === 'tool-web')
+    assert.equal(toolWeb.configFrom, oneKey)
+    assert.equal(toolWeb.configSources.searchMaxQueries, oneKey)
+    assert.equal(toolWeb.configSources.fetch, 'plugin default')
+    assert.deepEqual(Object.keys(toolWeb.configSources), Object.keys(toolWeb.config))
+    const listed = await dsh(['tools', '--json', '--preset', 'standard', '--config', oneKey], { home })
+    assert.ok(listed.stderr.split('\n').includes(`dsh: warning: ${warning}`), listed.stderr)
+    assert.deepEqual(onlyJson(listed).tools.map((tool: any) => tool.name), ['web_search'])
+    const human = await dsh(['compose', '--preset', 'standard', '--config', oneKey], { home })
+    assert.ok(human.stdout.split('\n').some((line) => /^ +searchMaxQueries: 2 +<- /.test(line) && line.endsWith(`<- ${oneKey}`)), human.stdout)
+    assert.ok(human.stdout.split('\n').some((line) => /^ +fetch: false +<- plugin default$/.test(line)), human.stdout)
+  })
+
+  it('dsh compose --json gives every row configSources; the shipped base sets no value, so all are plugin defaults', async () => {
+    const dump = onlyJson(await dsh(['compose', '--json'], { home }))
+    assert.deepEqual(dump.warnings, [])
+    for (const row of dump.rows) {
+      assert.deepEqual(Object.keys(row.configSources), Object.keys(row.config), row.id)
+      for (const [key, source] of Object.entries(row.configSources)) assert.equal(source, 'plugin default', `${row.id}.${key}`)
+    }
+  })
+
   it('keeps what plugins print with console.log off stdout, so --json stays one document', async () => {
     const noisy = join(home, 'noisy.cordis.yml')
     await writeFile(noisy, `- id: noisy\n  name: ${PLUGINS}/noisy.mjs\n- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n`)

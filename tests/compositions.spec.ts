@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { dsh, onlyJson, tempHome } from './helpers.js'
+import { dsh, onlyJson, ROOT, tempHome } from './helpers.js'
 
 /** The rosters the shipped files promise, pinned. */
 const ROSTERS: Record<string, string[]> = {
@@ -26,8 +27,35 @@ describe('shipped compositions', () => {
       assert.deepEqual(roster.tools.map((tool: any) => tool.name), names)
       const compose = onlyJson(await dsh(args.map((arg) => (arg === 'tools' ? 'compose' : arg)), { home }))
       assert.deepEqual(compose.problems, [], `${preset}: ${compose.problems.join('; ')}`)
+      assert.deepEqual(compose.warnings, [], `${preset}: ${compose.warnings.join('; ')}`)
     })
   }
+
+  it('the shipped files set only values that differ from the plugin defaults, each with a comment saying why', async () => {
+    const { readdir, readFile } = await import('node:fs/promises')
+    const { parseLayer } = await import('dsh-harness')
+    const files = ['config/base.cordis.yml', ...(await readdir(join(ROOT, 'config/presets'))).map((file) => `config/presets/${file}`)]
+    const names = new Map<string, string>()
+    let checked = 0
+    for (const file of files) {
+      const text = await readFile(join(ROOT, file), 'utf8')
+      const lines = text.split('\n')
+      for (const row of parseLayer(file, text).rows) {
+        if (row.name) names.set(row.id, row.name)
+        if (!row.config) continue
+        const plugin = await import(names.get(row.id)!)
+        const defaults = plugin.Config({})
+        const start = lines.findIndex((line) => line === `- id: ${row.id}`)
+        for (const [key, value] of Object.entries(row.config)) {
+          assert.notDeepEqual(value, defaults[key], `${file}: row "${row.id}" states ${key}: ${JSON.stringify(value)}, the plugin's default`)
+          const at = lines.findIndex((line, index) => index > start && new RegExp(`^\\s+${key}:`).test(line))
+          assert.ok(lines.slice(start + 1, at).some((line) => /^\s*#/.test(line)), `${file}: row "${row.id}" sets ${key} without a comment saying why`)
+          checked++
+        }
+      }
+    }
+    assert.ok(checked >= 4, `checked only ${checked} values`)
+  })
 
   it('mounts every row of the base by explicit id, with fetch off and searchTimeoutMs 60000', async () => {
     const dump = onlyJson(await dsh(['compose', '--json'], { home }))

@@ -118,6 +118,97 @@ describe('composition loader', () => {
     }
   })
 
+  it('waits for a service that arrives from work Cordis does not track, by status events rather than a count of rounds', async () => {
+    // The provider sets "late" from a 30 ms timer: after Cordis's own start work is done, before the wait's deadline.
+    const file = await overlay('late.cordis.yml', `- id: needs-late\n  name: ${PLUGINS}/needs-late-service.mjs\n- id: late\n  name: ${PLUGINS}/late-service.mjs\n`)
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file], serviceWaitMs: 10_000 })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      assert.equal(rows['needs-late'].status, 'mounted', composition.problems().join('\n'))
+      assert.deepEqual(composition.problems(), [])
+    } finally {
+      await composition.dispose()
+    }
+  })
+
+  it('reports a row whose start never finishes at the start deadline, and mounts the others', { timeout: 20_000 }, async () => {
+    const file = await overlay('never.cordis.yml', `- id: stuck\n  name: ${PLUGINS}/never-starts.mjs\n`)
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file], startTimeoutMs: 300 })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      assert.equal(rows.stuck.status, 'starting')
+      assert.equal(rows.tools.status, 'mounted')
+      assert.ok(composition.ctx.get('tools'))
+      assert.deepEqual(composition.problems(), [`row "stuck" (${PLUGINS}/never-starts.mjs) is still starting after 300 ms: its apply or a ready hook has not finished`])
+    } finally {
+      await composition.dispose()
+    }
+  })
+
+  it('warns when a one-key overlay of tool-web silently turns fetch back off and resets the search deadline', async () => {
+    const earlier = await overlay('deadline.cordis.yml', '- id: tool-web\n  config: { fetch: true, searchTimeoutMs: 90000 }\n')
+    const oneKey = await overlay('one-key.cordis.yml', '- id: tool-web\n  config: { searchMaxQueries: 2 }\n')
+    const composition = await compose({ configDir: CONFIG_DIR, home, preset: 'standard', overlays: [earlier, oneKey] })
+    try {
+      // The replacement itself stands (a row's config is replaced whole): only now it is said out loud.
+      const toolWeb = composition.rows().find((row) => row.id === 'tool-web')!
+      assert.equal((toolWeb.config as any).fetch, false)
+      assert.equal((toolWeb.config as any).searchTimeoutMs, 60_000)
+      // The earlier overlay restated fetch, so the values lost are the ones it set.
+      assert.deepEqual(composition.warnings, [
+        `${oneKey} replaces the config of row "tool-web" whole; keys it does not mention change: ` +
+          `fetch true (from ${earlier}) -> false (plugin default), searchTimeoutMs 90000 (from ${earlier}) -> 60000 (plugin default). ` +
+          `Restate them in ${oneKey} to keep them.`,
+      ])
+    } finally {
+      await composition.dispose()
+    }
+  })
+
+  it('gives no warning when an overlay restates the keys it keeps, or a later layer sets them again', async () => {
+    const restating = await overlay('restating.cordis.yml', '- id: tool-web\n  config: { fetch: true, searchMaxQueries: 2 }\n')
+    const plain = await compose({ configDir: CONFIG_DIR, home, preset: 'standard', overlays: [restating] })
+    await plain.dispose()
+    assert.deepEqual(plain.warnings, [])
+    const oneKey = await overlay('one-key-again.cordis.yml', '- id: tool-web\n  config: { searchMaxQueries: 3 }\n')
+    const later = await compose({ configDir: CONFIG_DIR, home, preset: 'standard', overlays: [oneKey, restating] })
+    await later.dispose()
+    assert.deepEqual(later.warnings, [])
+  })
+
+  it('never prints a secret in a replacement warning', async () => {
+    const withKey = await overlay('with-key.cordis.yml', '- id: web-search-deepseek\n  config: { apiKey: sk-never-print-this }\n')
+    const without = await overlay('without-key.cordis.yml', '- id: web-search-deepseek\n  config: { model: deepseek-other }\n')
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [withKey, without] })
+    await composition.dispose()
+    assert.deepEqual(composition.warnings, [
+      `${without} replaces the config of row "web-search-deepseek" whole; keys it does not mention change: apiKey <redacted> (from ${withKey}) -> unset (no plugin default). Restate them in ${without} to keep them.`,
+    ])
+    assert.ok(!composition.warnings.join('\n').includes('sk-never-print-this'))
+  })
+
+  it('says where each resolved value came from: the file that set it or the plugin default', async () => {
+    const file = await overlay('sources.cordis.yml', '- id: tool-web\n  config: { fetch: true, searchMaxQueries: 2 }\n')
+    const composition = await compose({ configDir: CONFIG_DIR, home, preset: 'ptc', overlays: [file] })
+    try {
+      const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
+      assert.deepEqual(rows['tool-web'].configSources, {
+        search: 'plugin default',
+        fetch: file,
+        searchTimeoutMs: 'plugin default',
+        searchMaxQueries: file,
+        fetchTimeoutMs: 'plugin default',
+        fetchMaxChars: 'plugin default',
+        outputThreshold: 'plugin default',
+      })
+      assert.equal(rows.tools.configSources.mode, join(CONFIG_DIR, 'presets/ptc.cordis.yml'))
+      assert.equal(rows.tools.configSources.runCodeTimeoutMs, 'plugin default')
+      assert.deepEqual(Object.keys(rows.web.configSources), Object.keys(rows.web.config as object))
+    } finally {
+      await composition.dispose()
+    }
+  })
+
   it('never reads .env files and never changes process.env', async () => {
     const cwd = process.cwd()
     await writeFile(join(dir, '.env'), 'DSH_TEST_FROM_DOTENV=leaked\n')
@@ -141,8 +232,10 @@ describe('composition loader', () => {
   })
 
   it('names the file that swapped a row\'s package when the old config does not fit it', async () => {
+    // The base leaves web's config to the plugin's defaults; an earlier overlay gives it one.
+    const configured = await overlay('web-config.cordis.yml', '- id: web\n  config: { searchProvider: deepseek-official }\n')
     const file = await overlay('swap.cordis.yml', '- id: web\n  name: dsh-web-search-openai\n')
-    const message = (await composeError([file])).message
+    const message = (await composeError([configured, file])).message
     assert.match(message, /row "web" \(dsh-web-search-openai\): key "searchProvider" is not a config key/)
     assert.ok(message.includes(`${file} set the package to dsh-web-search-openai`), message)
   })

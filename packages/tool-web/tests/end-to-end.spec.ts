@@ -99,7 +99,7 @@ describe('end to end through the real providers on loopback', () => {
     ctx.plugin(web, { searchProvider: 'deepseek-official', fetchProvider: 'http' })
     ctx.plugin(searchDeepSeek, { apiKeyEnv: 'DSH_TOOL_WEB_E2E_UNSET_KEY', apiKey: 'sk-e2e-literal', baseURL: `${base}/anthropic`, ...deepSeek })
     ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1'] })
-    ctx.plugin(toolWeb, config)
+    ctx.plugin(toolWeb, { fetch: true, ...config })
     await ctx.start()
     await ctx.lifecycle.flush()
     return ctx

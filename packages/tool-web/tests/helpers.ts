@@ -170,7 +170,8 @@ export async function mount(options: MountOptions = {}): Promise<Mounted> {
   if (search) ctx.plugin({ name: 'test-search-provider', inject: ['web'], apply: (ctx: Context) => { ctx.web.registerSearchProvider(search) } })
   if (fetch) ctx.plugin({ name: 'test-fetch-provider', inject: ['web'], apply: (ctx: Context) => { ctx.web.registerFetchProvider(fetch) } })
   for (const plugin of options.plugins ?? []) plugin(ctx)
-  ctx.plugin(toolWeb, options.config ?? {})
+  // Both tools unless the test says otherwise (the plugin's own default leaves web_fetch off).
+  ctx.plugin(toolWeb, { fetch: true, ...options.config })
   await ctx.start()
   await ctx.lifecycle.flush()
   return { ctx, home, cleanup: () => rm(home, { recursive: true, force: true }) }

@@ -11,8 +11,8 @@ describe('dsh-tool-web plugin', () => {
   it('has the real defaults and refuses values outside the limits', () => {
     assert.deepEqual(toolWeb.Config({}), {
       search: true,
-      fetch: true,
-      searchTimeoutMs: 30_000,
+      fetch: false,
+      searchTimeoutMs: 60_000,
       searchMaxQueries: 4,
       fetchTimeoutMs: 30_000,
       fetchMaxChars: 20_000,
@@ -26,7 +26,7 @@ describe('dsh-tool-web plugin', () => {
     assert.deepEqual(toolWeb.inject, { web: { required: true }, tools: { required: true }, network: { required: false } })
   })
 
-  it('registers both tools by default, each declaring the net_read effect and a closed schema', async () => {
+  it('registers both tools when fetch is on, each declaring the net_read effect and a closed schema', async () => {
     const { ctx, cleanup } = await mount()
     try {
       const listed = ctx.tools.list()
@@ -102,7 +102,7 @@ describe('dsh-tool-web plugin', () => {
     const ctx = new Context()
     const { tools } = await import('dsh-harness')
     ctx.plugin(tools, { mode: 'native' })
-    const fork = ctx.plugin(toolWeb, {})
+    const fork = ctx.plugin(toolWeb, { fetch: true })
     await ctx.start()
     await ctx.lifecycle.flush()
     assert.equal(ctx.tools.has('web_search'), false, 'no web service yet: not applied')

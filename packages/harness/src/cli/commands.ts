@@ -35,8 +35,14 @@ export function findConfigDir(explicit?: string): string {
 
 async function boot(options: GlobalOptions, io: Output): Promise<Composition> {
   const composition = await compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config })
-  for (const problem of composition.problems()) io.err(`dsh: warning: ${problem}`)
+  printWarnings(composition, io)
   return composition
+}
+
+/** On stderr: config a layer changed without saying so, then rows that did not come up. */
+export function printWarnings(composition: Composition, io: Output, prefix = 'dsh'): void {
+  for (const warning of composition.warnings) io.err(`${prefix}: warning: ${warning}`)
+  for (const problem of composition.problems()) io.err(`${prefix}: warning: ${problem}`)
 }
 
 function service<T>(composition: Composition, name: string): T {
@@ -58,7 +64,7 @@ export async function runCompose(options: GlobalOptions, io: Output): Promise<nu
     const rows = composition.rows()
     const problems = composition.problems()
     if (options.json) {
-      io.out(json({ preset: options.preset ?? null, layers: composition.layers, home: defaultHome(), rows, problems }))
+      io.out(json({ preset: options.preset ?? null, layers: composition.layers, home: defaultHome(), rows, problems, warnings: composition.warnings }))
     } else {
       io.out(renderRows(rows, composition.layers, problems))
     }

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { compose } from '../compose/boot.js'
 import { renderToolsReference } from '../docs/tools-reference.js'
 import type { ToolsService } from '../tools/index.js'
-import { findConfigDir, type GlobalOptions, type Output, UsageError } from './commands.js'
+import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
 
 /** The presets whose rosters the reference documents, in order. */
 const REFERENCE_PRESETS = ['standard', 'ptc']
@@ -14,6 +14,7 @@ export async function runDocs(options: GlobalOptions, args: string[], io: Output
   for (const preset of REFERENCE_PRESETS) {
     // Only the shipped files: a personal overlay must not leak into the docs.
     const composition = await compose({ configDir: findConfigDir(options.configDir), preset, home: '/nonexistent-dsh-home-for-docs' })
+    printWarnings(composition, io)
     try {
       const tools = composition.ctx.get('tools') as ToolsService
       sections.push({ preset, tools: tools.roster() })

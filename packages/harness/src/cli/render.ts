@@ -8,10 +8,20 @@ export function renderRows(rows: RowState[], layers: string[], problems: string[
   for (const row of rows) {
     const extra = row.status === 'pending' ? ` (waiting for ${row.waitingFor?.join(', ')})` : row.status === 'failed' ? ` (${row.error})` : ''
     lines.push(`${row.id.padEnd(width)}  ${row.status.padEnd(8)}  ${row.name}${extra}`)
-    if (row.status !== 'disabled') lines.push(`${' '.repeat(width)}  config: ${JSON.stringify(row.config)}`)
+    if (row.status !== 'disabled') lines.push(...renderConfig(row, ' '.repeat(width + 2)))
   }
   if (problems.length) lines.push('', ...problems.map((problem) => `problem: ${problem}`))
   return lines.join('\n')
+}
+
+/** One line per config key: its resolved value and where it came from (a file, the command line or the plugin's default). */
+function renderConfig(row: RowState, indent: string): string[] {
+  const config = (typeof row.config === 'object' && row.config !== null ? row.config : {}) as Record<string, unknown>
+  const keys = Object.keys(config)
+  if (!keys.length) return [`${indent}config: (none)`]
+  const shown = keys.map((key) => `${key}: ${JSON.stringify(config[key])}`)
+  const width = Math.max(...shown.map((text) => text.length))
+  return [`${indent}config:`, ...shown.map((text, index) => `${indent}  ${text.padEnd(width)}  <- ${row.configSources[keys[index]] ?? 'plugin default'}`)]
 }
 
 export function renderTools(tools: ToolInfo[]): string {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { compose, type Composition } from '../compose/boot.js'
 import type { SessionService } from '../session/index.js'
 import type { ToolOutcome, ToolsService } from 'dsh-host'
-import { findConfigDir, type GlobalOptions, type Output, UsageError } from './commands.js'
+import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
 import { renderForTerminal, startSpinner } from './terminal.js'
 
 export interface FetchFlags {
@@ -24,7 +24,7 @@ async function invokeInPreset(options: GlobalOptions, defaultPreset: string, too
     overlays: options.config,
     rowPatches,
   })
-  for (const problem of composition.problems()) io.err(`dsh: warning: ${problem}`)
+  printWarnings(composition, io)
   const controller = new AbortController()
   const onSignal = () => controller.abort(new Error('Interrupted'))
   process.once('SIGINT', onSignal)

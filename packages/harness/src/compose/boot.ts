@@ -2,11 +2,20 @@ import { existsSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Context, type ForkScope } from 'cordis'
+import * as cordis from 'cordis'
+import { Context, type ForkScope, type Schema } from 'cordis'
 import { defaultHome } from '../home.js'
 import { CompositionError, type Layer, readLayer } from './composition-files.js'
+import { configSources, replacementWarnings } from './config-sources.js'
 import { type MergedRow, mergeLayers } from './merge-rows.js'
-import { redactSecrets, resolvePluginConfig } from './plugin-config.js'
+import { isSchema, redactSecrets, resolvePluginConfig } from './plugin-config.js'
+
+/**
+ * Cordis's exported `ScopeStatus`. Its `.d.ts` declares a const enum, which
+ * `verbatimModuleSyntax` may not inline, so the exported object is read by name.
+ */
+const ScopeStatus = (cordis as unknown as { ScopeStatus: Record<'PENDING' | 'LOADING' | 'ACTIVE' | 'FAILED' | 'DISPOSED', number> }).ScopeStatus
+if (typeof ScopeStatus?.PENDING !== 'number') throw new Error('This cordis exports no ScopeStatus; dsh-harness needs cordis ^3.18.')
 
 export interface ComposeOptions {
   /** Folder holding base.cordis.yml and presets/. Row names resolve from here. */
@@ -22,9 +31,18 @@ export interface ComposeOptions {
    * like any config.
    */
   rowPatches?: Record<string, Record<string, unknown>>
+  /** How long the rows may take to start (every apply and ready hook). Default 30 s. */
+  startTimeoutMs?: number
+  /**
+   * How long, once every row has started, a row that waits for a service may
+   * still get it from work Cordis does not track (a timer, an unawaited
+   * promise). Status events end the wait early. Default 250 ms.
+   */
+  serviceWaitMs?: number
 }
 
-export type RowStatus = 'mounted' | 'pending' | 'disabled' | 'failed'
+/** `starting`: the row's start had not finished by `startTimeoutMs`. */
+export type RowStatus = 'mounted' | 'pending' | 'starting' | 'disabled' | 'failed'
 
 export interface RowState {
   id: string
@@ -32,6 +50,8 @@ export interface RowState {
   status: RowStatus
   /** The resolved config, defaults filled in, secrets redacted. */
   config: unknown
+  /** For each top-level key of `config`: the file that set it, `command line`, or `plugin default`. */
+  configSources: Record<string, string>
   configFrom: string
   nameFrom: string
   /** Services a pending row still waits for. */
@@ -44,15 +64,22 @@ export interface Composition {
   layers: string[]
   preset?: string
   rows(): RowState[]
-  /** Rows that did not come up, in words: pending ones and failed ones. */
+  /** Rows that did not come up, in words: pending, still starting and failed ones. */
   problems(): string[]
+  /**
+   * Config a layer changed without saying so: a layer that replaces a row's
+   * config whole sends the keys it leaves out back to the plugin's defaults.
+   * One line per such layer and row, naming the keys, old and new values and
+   * the file to edit; secrets redacted.
+   */
+  warnings: string[]
   dispose(): Promise<void>
 }
 
 interface Prepared {
   row: MergedRow
   plugin?: any
-  schema?: unknown
+  schema?: Schema
   config?: unknown
 }
 
@@ -100,6 +127,8 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
   }
   const prepared: Prepared[] = []
   for (const row of merged) prepared.push(await prepareRow(row, resolve(options.configDir)))
+  const patchedKeys = (id: string) => new Set(Object.keys(options.rowPatches?.[id] ?? {}))
+  const warnings = prepared.flatMap(({ row, schema }) => (row.disabled || !schema ? [] : replacementWarnings(row, schema, patchedKeys(row.id))))
 
   const ctx = new Context()
   const forks = new Map<string, ForkScope>()
@@ -107,31 +136,33 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     if (item.row.disabled) continue
     forks.set(item.row.id, ctx.plugin(item.plugin, item.config))
   }
-  await ctx.start()
-  await settle(ctx)
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000
+  await startRows(ctx, [...forks.values()], startTimeoutMs, options.serviceWaitMs ?? 250)
 
   const rows = (): RowState[] =>
     prepared.map(({ row, schema, config }) => {
       const base = {
         id: row.id,
         name: row.name,
-        config: redactSecrets(schema as any, config ?? row.config),
+        config: redactSecrets(schema, config ?? row.config),
+        configSources: configSources(row, config ?? row.config, patchedKeys(row.id)),
         configFrom: row.configFrom,
         nameFrom: row.nameFrom,
       }
       const fork = forks.get(row.id)
       if (!fork) return { ...base, status: 'disabled' as const }
       const runtime = fork.runtime
-      if (runtime.status === 3 || fork.status === 3) {
+      if (hasStatus(fork, ScopeStatus.FAILED)) {
         const error = runtime.error ?? fork.error
         return { ...base, status: 'failed' as const, error: String(error?.message ?? error) }
       }
-      if (runtime.status === 0 || fork.status === 0) {
+      if (hasStatus(fork, ScopeStatus.PENDING)) {
         const waitingFor = Object.entries(runtime.inject ?? {})
-          .filter(([service, meta]) => meta.required && ctx.get(service) === undefined)
+          .filter(([service, meta]) => meta.required && fork.ctx.get(service) === undefined)
           .map(([service]) => service)
         return { ...base, status: 'pending' as const, waitingFor }
       }
+      if (hasStatus(fork, ScopeStatus.LOADING)) return { ...base, status: 'starting' as const }
       return { ...base, status: 'mounted' as const }
     })
 
@@ -140,19 +171,64 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     layers: files,
     preset: options.preset,
     rows,
+    warnings,
     problems: () =>
       rows().flatMap((row) =>
         row.status === 'pending'
           ? [`row "${row.id}" (${row.name}) is pending: it waits for the service(s) ${row.waitingFor?.join(', ') || '(unknown)'} that no mounted row provides`]
-          : row.status === 'failed'
-            ? [`row "${row.id}" (${row.name}) failed to start: ${row.error}`]
-            : [],
+          : row.status === 'starting'
+            ? [`row "${row.id}" (${row.name}) is still starting after ${startTimeoutMs} ms: its apply or a ready hook has not finished`]
+            : row.status === 'failed'
+              ? [`row "${row.id}" (${row.name}) failed to start: ${row.error}`]
+              : [],
       ),
     dispose: async () => {
       for (const fork of [...forks.values()].reverse()) fork.dispose()
-      await settle(ctx)
       await ctx.stop()
     },
+  }
+}
+
+/** A row's status is its fork's, or its plugin's (where apply runs) when that one says more. */
+function hasStatus(fork: ForkScope, status: number): boolean {
+  return fork.status === status || fork.runtime.status === status
+}
+
+/**
+ * Starts the context and waits for the rows to come up: until Cordis has no
+ * work left (`ctx.start()` resolves once every apply and ready hook has
+ * finished) or `startTimeoutMs` passes. A row then still waiting for a service
+ * gets `serviceWaitMs` more for it, ended early by the `internal/status` events
+ * that say it is no longer waiting; its own start then gets what is left of
+ * `startTimeoutMs`.
+ */
+async function startRows(ctx: Context, scopes: ForkScope[], startTimeoutMs: number, serviceWaitMs: number): Promise<void> {
+  const deadline = Date.now() + startTimeoutMs
+  if (!(await within(ctx.start(), startTimeoutMs))) return
+  const waiting = (scope: ForkScope) => hasStatus(scope, ScopeStatus.PENDING)
+  if (!scopes.some(waiting)) return
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      stopListening()
+      resolve()
+    }
+    const timer = setTimeout(done, serviceWaitMs)
+    const stopListening = ctx.on('internal/status', () => {
+      if (!scopes.some(waiting)) done()
+    })
+  })
+  await within(ctx.lifecycle.flush(), deadline - Date.now())
+}
+
+/** Whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))))
+  try {
+    return await Promise.race([promise.then(() => true), timeout])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -186,9 +262,10 @@ async function prepareRow(row: MergedRow, configDir: string): Promise<Prepared> 
   if (typeof plugin !== 'function' && typeof plugin?.apply !== 'function') {
     throw new CompositionError(`${label}: "${row.name}" is not a Cordis plugin (it exports neither a function nor apply).`)
   }
-  const schema = plugin.Config ?? plugin.schema
+  const declared: unknown = plugin.Config ?? plugin.schema
+  const schema = isSchema(declared) ? declared : undefined
   if (row.disabled) return { row, plugin, schema }
-  const { config, problems } = resolvePluginConfig(schema, row.config)
+  const { config, problems } = resolvePluginConfig(declared, row.config)
   if (problems.length) {
     const swapped = row.nameFrom !== row.configFrom ? ` (${row.nameFrom} set the package to ${row.name}; this config came from ${row.configFrom}: give the row a config for the new package)` : ''
     throw new CompositionError(`${row.configFrom}: row "${row.id}" (${row.name}): ${problems.join('; ')}.${swapped}`)
@@ -205,12 +282,4 @@ function resolvePackage(name: string, from: string[]): string {
     }
   }
   throw new CompositionError(`the package "${name}" is not installed (looked from ${from.join(' and ')}). Install it, or fix the row's "name".`)
-}
-
-/** Lets Cordis finish the work that mounting queued (async applies, service hand-offs). */
-async function settle(ctx: Context) {
-  for (let round = 0; round < 3; round++) {
-    await ctx.lifecycle.flush()
-    await new Promise((resolve) => setImmediate(resolve))
-  }
 }

@@ -10,6 +10,22 @@ export interface MergedRow {
   nameFrom: string
   /** The file whose `config` is in force (the row's own file if none replaced it). */
   configFrom: string
+  /** Every later layer that replaced the row's config, in order. */
+  replacements: ConfigReplacement[]
+}
+
+/** A later layer's `config` taking the place of an earlier one, whole. */
+export interface ConfigReplacement {
+  /** The file that replaced the config. */
+  file: string
+  /** The config as that file wrote it. */
+  config: Record<string, unknown>
+  /** The config in force before, and the file it came from. */
+  previous: Record<string, unknown>
+  previousFrom: string
+  /** The package before and after that layer (a layer may swap both). */
+  previousName: string
+  name: string
 }
 
 /**
@@ -22,11 +38,20 @@ export function mergeLayers(layers: Layer[]): MergedRow[] {
     for (const spec of layer.rows) {
       const existing = rows.get(spec.id)
       if (existing) {
+        const previousName = existing.name
         if (spec.name !== undefined) {
           existing.name = spec.name
           existing.nameFrom = layer.file
         }
         if (spec.config !== undefined) {
+          existing.replacements.push({
+            file: layer.file,
+            config: spec.config,
+            previous: existing.config,
+            previousFrom: existing.configFrom,
+            previousName,
+            name: existing.name,
+          })
           existing.config = spec.config
           existing.configFrom = layer.file
         }
@@ -46,6 +71,7 @@ export function mergeLayers(layers: Layer[]): MergedRow[] {
         disabled: spec.disabled ?? false,
         nameFrom: layer.file,
         configFrom: layer.file,
+        replacements: [],
       })
     }
   }

@@ -2,41 +2,47 @@
  * Checks a row's config against its plugin's schemastery `Config` before
  * anything is mounted: types and ranges (schemastery), and unknown keys
  * (which schemastery would silently drop).
+ *
+ * Only schemastery's public surface is read: the fields its `.d.ts` declares
+ * (`type`, `dict`, `list`, `inner`, `meta`), its Standard Schema marker, and
+ * `Schema.ValidationError` with its `options.path`.
  */
+import { Schema } from 'cordis'
 
-interface SchemaLike {
-  (value?: unknown): unknown
-  type?: string
-  dict?: Record<string, SchemaLike>
-  list?: SchemaLike[]
-  inner?: SchemaLike
-  meta?: { role?: string }
+/**
+ * A schemastery schema from any copy of the package: every schemastery schema
+ * carries the Standard Schema property with vendor "schemastery".
+ */
+export function isSchema(value: unknown): value is Schema {
+  if (typeof value !== 'function') return false
+  const standard = (value as Partial<Schema>)['~standard'] as { vendor?: unknown } | undefined
+  return standard?.vendor === 'schemastery'
 }
 
-export function isSchema(value: unknown): value is SchemaLike {
-  return typeof value === 'function' && typeof (value as SchemaLike).type === 'string'
+/** The fields of an object schema, an intersection of object schemas merged; else undefined. */
+export function objectFields(schema: Schema | undefined): Record<string, Schema> | undefined {
+  if (schema?.type === 'object') return schema.dict ?? {}
+  if (schema?.type === 'intersect' && (schema.list ?? []).every((member) => member.type === 'object')) {
+    return Object.assign({}, ...(schema.list ?? []).map((member) => member.dict ?? {}))
+  }
+  return undefined
+}
+
+/** The schema of one member of a container schema: an object's field, a dict's or an array's items. */
+function memberSchema(schema: Schema | undefined, key: string | number): Schema | undefined {
+  if (schema?.type === 'dict' || schema?.type === 'array') return schema.inner
+  return typeof key === 'string' ? objectFields(schema)?.[key] : undefined
 }
 
 /** Paths of keys the schema does not know, e.g. `config.foo` or `config.proxy.bar`. */
-export function findUnknownKeys(schema: SchemaLike | undefined, value: unknown, path: string): string[] {
+export function findUnknownKeys(schema: Schema | undefined, value: unknown, path: string): string[] {
   if (!schema || typeof value !== 'object' || value === null) return []
+  const fields = objectFields(schema)
+  if (fields) {
+    if (Array.isArray(value)) return []
+    return Object.entries(value).flatMap(([key, item]) => (key in fields ? findUnknownKeys(fields[key], item, `${path}.${key}`) : [`${path}.${key}`]))
+  }
   switch (schema.type) {
-    case 'object': {
-      if (Array.isArray(value)) return []
-      const dict = schema.dict ?? {}
-      const found: string[] = []
-      for (const [key, item] of Object.entries(value)) {
-        if (!(key in dict)) found.push(`${path}.${key}`)
-        else found.push(...findUnknownKeys(dict[key], item, `${path}.${key}`))
-      }
-      return found
-    }
-    case 'intersect': {
-      const members = schema.list ?? []
-      if (!members.every((member) => member.type === 'object')) return []
-      const merged = Object.assign({}, ...members.map((member) => member.dict)) as Record<string, SchemaLike>
-      return findUnknownKeys(Object.assign(() => {}, { type: 'object', dict: merged }) as SchemaLike, value, path)
-    }
     case 'dict':
       return Object.entries(value).flatMap(([key, item]) => findUnknownKeys(schema.inner, item, `${path}.${key}`))
     case 'array':
@@ -46,33 +52,28 @@ export function findUnknownKeys(schema: SchemaLike | undefined, value: unknown, 
   }
 }
 
-function isSecretPath(schema: SchemaLike | undefined, path: string[]): boolean {
+export function isSecret(schema: Schema | undefined): boolean {
+  return schema?.meta?.role === 'secret'
+}
+
+function isSecretPath(schema: Schema | undefined, path: readonly PropertyKey[]): boolean {
   let current = schema
   for (const key of path) {
-    if (current?.meta?.role === 'secret') return true
-    const dict = current?.type === 'object' ? current.dict
-      : current?.type === 'intersect' ? Object.assign({}, ...(current.list ?? []).map((member) => member.dict ?? {}))
-      : undefined
-    current = dict?.[key] ?? (current?.type === 'dict' ? current.inner : undefined)
+    if (isSecret(current)) return true
+    current = typeof key === 'symbol' ? undefined : memberSchema(current, key)
   }
-  return current?.meta?.role === 'secret'
+  return isSecret(current)
 }
 
 /** A copy of `value` with every `.role('secret')` field shown as `<redacted>`. */
-export function redactSecrets(schema: SchemaLike | undefined, value: unknown): unknown {
+export function redactSecrets(schema: Schema | undefined, value: unknown): unknown {
   if (!schema || typeof value !== 'object' || value === null) {
-    return schema?.meta?.role === 'secret' && value !== undefined && value !== '' ? '<redacted>' : value
+    return isSecret(schema) && value !== undefined && value !== '' ? '<redacted>' : value
   }
-  if (schema.meta?.role === 'secret') return '<redacted>'
-  const dict = schema.type === 'object' ? schema.dict
-    : schema.type === 'intersect' ? Object.assign({}, ...(schema.list ?? []).map((member) => member.dict ?? {}))
-    : undefined
-  if (dict && !Array.isArray(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSecrets(dict[key], item)]))
-  }
-  if (schema.type === 'array' && Array.isArray(value)) return value.map((item) => redactSecrets(schema.inner, item))
-  if (schema.type === 'dict' && !Array.isArray(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSecrets(schema.inner, item)]))
+  if (isSecret(schema)) return '<redacted>'
+  if (Array.isArray(value)) return schema.type === 'array' ? value.map((item) => redactSecrets(schema.inner, item)) : value
+  if (objectFields(schema) || schema.type === 'dict') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSecrets(memberSchema(schema, key), item)]))
   }
   return value
 }
@@ -93,10 +94,18 @@ export function resolvePluginConfig(schema: unknown, config: Record<string, unkn
   try {
     return { config: schema(config), problems: [] }
   } catch (error: any) {
-    let message = String(error?.message ?? error)
-    // schemastery quotes the offending value: never for a secret.
-    const path = /^\$\.([\w.]+) /.exec(message)?.[1]
-    if (path && isSecretPath(schema, path.split('.'))) message = message.replace(/ but got [\s\S]*$/, ' (the value is secret and not shown)')
-    return { problems: [message.replace(/^\$\./, 'key ').replace(/^\$ /, 'config ')] }
+    if (!Schema.ValidationError.is(error)) return { problems: [String(error?.message ?? error)] }
+    return { problems: [describeValidationError(schema, error)] }
   }
+}
+
+/** `key a.b[0] expected ...` from schemastery's error, whose message starts with the path it also gives as `options.path`. */
+function describeValidationError(schema: Schema, error: InstanceType<typeof Schema.ValidationError>): string {
+  const path = error.options.path ?? []
+  const shown = path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index ? '.' : ''}${String(key)}`)).join('')
+  const prefix = `$${path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')} `
+  let message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+  // schemastery quotes the offending value: never for a secret.
+  if (isSecretPath(schema, path)) message = message.replace(/ but got [\s\S]*$/, ' (the value is secret and not shown)')
+  return `${path.length ? `key ${shown}` : 'config'} ${message}`
 }
