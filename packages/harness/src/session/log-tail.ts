@@ -85,6 +85,14 @@ const HEAD = /^\{"seq":(\d{1,16}),/
  * The writer puts `seq` first, so a line's head is enough, however long it is.
  */
 export async function lastSeq(handle: FileHandle, size: number): Promise<number> {
+  // The usual case in one read: the last line is short and starts with its seq.
+  const from = Math.max(0, size - BACK_CHUNK)
+  const chunk = await readAt(handle, from, size - from)
+  const start = chunk.lastIndexOf(NEWLINE, chunk.length - 2) + 1
+  if (start > 0 || from === 0) {
+    const head = HEAD.exec(chunk.subarray(start, start + 32).toString('latin1'))
+    if (head) return Number(head[1])
+  }
   let end = size
   while (end > 0) {
     const start = await lineStart(handle, end - 1)
