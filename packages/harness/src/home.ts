@@ -31,6 +31,8 @@ export class UnsafePathError extends CodedError<'UNSAFE_PATH'> {
 
 const FOLDER_MODE = 0o700
 const FILE_MODE = 0o600
+/** Absent on Windows, where these checks rest on the lstat of each path instead. */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 
 function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined
@@ -148,7 +150,7 @@ export async function ensurePrivateFolder(path: string, what: string, options: {
 export async function openPrivateFile(path: string, flags: number, what: string, options: { trustAnchor?: boolean } = {}): Promise<FileHandle> {
   let handle: FileHandle
   try {
-    handle = await open(path, flags | constants.O_NOFOLLOW, FILE_MODE)
+    handle = await open(path, flags | NO_FOLLOW, FILE_MODE)
   } catch (error: any) {
     if (error?.code === 'ELOOP') throw symlinkRefusal(path, what)
     if (error?.code === 'EEXIST' && (await lstat(path).catch(() => undefined))?.isSymbolicLink()) throw symlinkRefusal(path, what)
@@ -172,6 +174,7 @@ export async function openPrivateFile(path: string, flags: number, what: string,
 
 /** fsync of a folder, so a file created, renamed or removed in it survives a crash. */
 export async function syncFolder(path: string): Promise<void> {
+  if (process.platform === 'win32') return // Windows cannot open a folder to fsync it.
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY)
   try {
     await handle.sync()

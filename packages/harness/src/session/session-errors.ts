@@ -26,19 +26,21 @@ const reasons: Record<string, [string, (dir: string) => string]> = {
   EROFS: ['the file system is read-only', (dir) => `remount the disk that holds ${dir} read-write, or set DSH_HOME elsewhere`],
   EACCES: ['permission was denied', (dir) => `make ${dir} yours and writable (chmod 700)`],
   EPERM: ['the operation is not permitted', (dir) => `make ${dir} yours and writable (chmod 700)`],
+  ENOENT: ['the session\'s log or folder was removed while the session was open', (dir) => `open or create the session again (it was in ${dir})`],
 }
 
 /**
  * A failed write (ENOSPC, EIO, ...) as `SESSION_WRITE_FAILED`, saying what
  * failed, that nothing of the event was kept, and how to fix it.
  */
-export function writeFailure(error: any, what: string, dir: string): SessionError {
-  if (CodedError.is(error)) return error as SessionError
-  const code = typeof error?.code === 'string' ? error.code : undefined
-  const [reason, fix] = (code && reasons[code]) || [error?.message ?? String(error), () => `check ${dir} and try again`]
+export function writeFailure(error: any, what: string, dir: string): unknown {
+  // Typed errors pass as they are, and anything that is not a system error is a bug and stays one.
+  if (CodedError.is(error) || typeof error?.code !== 'string' || typeof error?.syscall !== 'string') return error
+  const code: string = error.code
+  const [reason, fix] = reasons[code] ?? [error.message, () => `check ${dir} and try again`]
   return new SessionError(
     'SESSION_WRITE_FAILED',
-    `${what} failed: ${reason}${code ? ` (${code})` : ''}. Nothing of the event was recorded and the log is as it was. Fix: ${fix(dir)}.`,
-    { cause: error, retryable: code === 'ENOSPC' || code === 'EDQUOT', details: { path: dir, ...(code ? { errno: code } : {}) } },
+    `${what} failed: ${reason} (${code}). Nothing of the event was recorded and the log is as it was. Fix: ${fix(dir)}.`,
+    { cause: error, retryable: code === 'ENOSPC' || code === 'EDQUOT', details: { path: dir, errno: code } },
   )
 }
