@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { chmod, chown, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as credentials from 'dsh-harness/credentials'
 import { hostCredentials } from '../../../tests/support/host-credentials.js'
 
 const REF = 'DSH_TEST_CREDENTIALS_SPEC'
+const SETTER = join(import.meta.dirname, 'fixtures', 'credential-setter.mjs')
 
 describe('credentials service', () => {
   let home: string
@@ -78,5 +81,61 @@ describe('credentials service', () => {
     await assert.rejects(hostCredentials(ctx).resolve('../../etc/passwd'), /not a credential name/)
     await assert.rejects(hostCredentials(ctx).set(REF, ''), /empty/)
     await assert.rejects(hostCredentials(ctx).set(REF, 'a\nb'), /line break/)
+  })
+
+  it('keeps every key when 8 processes each set 25 keys at once', async () => {
+    const shared = await mkdtemp(join(tmpdir(), 'dsh-credentials-shared-'))
+    try {
+      const prefixes = Array.from({ length: 8 }, (_, index) => `PROCESS_${index}`)
+      const outputs = await Promise.all(prefixes.map((prefix) => promisify(execFile)(process.execPath, [SETTER, shared, prefix, '25'])))
+      assert.deepEqual(outputs.map((output) => output.stdout), prefixes.map(() => 'done\n'))
+      const stored = JSON.parse(await readFile(join(shared, 'credentials.json'), 'utf8')).credentials
+      assert.equal(Object.keys(stored).length, 200)
+      for (const prefix of prefixes) {
+        for (let index = 0; index < 25; index++) assert.equal(stored[`${prefix}_${index}`]?.value, `value-${prefix}-${index}`)
+      }
+      assert.deepEqual((await readdir(shared)).sort(), ['credentials.json'])
+    } finally {
+      await rm(shared, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a $DSH_HOME or a store file other users can write, saying how to fix it, as ssh does with its keys', async () => {
+    await hostCredentials(ctx).set(REF, 'guarded')
+    await chmod(home, 0o777)
+    try {
+      await assert.rejects(hostCredentials(ctx).resolve(REF), (error: any) => error.code === 'UNSAFE_PATH' && error.message.includes(`Fix: chmod 700 ${home}`))
+      await assert.rejects(hostCredentials(ctx).set(REF, 'other'), (error: any) => error.code === 'UNSAFE_PATH')
+    } finally {
+      await chmod(home, 0o700)
+    }
+    const file = join(home, 'credentials.json')
+    await chmod(file, 0o620)
+    await assert.rejects(hostCredentials(ctx).resolve(REF), (error: any) => error.code === 'UNSAFE_PATH'
+      && /credentials\.json is writable by group \(mode 0620\)/.test(error.message) && error.message.includes(`Fix: chmod 600 ${file}`))
+    await chmod(file, 0o600)
+    await chown(file, 4242, 4242)
+    await assert.rejects(hostCredentials(ctx).resolve(REF), (error: any) => error.code === 'UNSAFE_PATH' && /owned by uid 4242, not by you/.test(error.message))
+    await chown(file, process.getuid!(), process.getgid!())
+    // Readable by others only: corrected to 0600 rather than refused.
+    await chmod(file, 0o644)
+    assert.equal((await hostCredentials(ctx).resolve(REF))?.value, 'guarded')
+    assert.equal((await stat(file)).mode & 0o777, 0o600)
+  })
+
+  it('refuses a store file that is a symbolic link', async () => {
+    const linked = await mkdtemp(join(tmpdir(), 'dsh-credentials-linked-'))
+    try {
+      const target = join(linked, 'elsewhere.json')
+      await writeFile(target, JSON.stringify({ version: 1, credentials: { [REF]: { value: 'planted', updatedAt: '' } } }), { mode: 0o600 })
+      await symlink(target, join(linked, 'credentials.json'))
+      const other = new Context()
+      other.plugin(credentials, { home: linked })
+      await other.start()
+      await assert.rejects(hostCredentials(other).resolve(REF), (error: any) => error.code === 'UNSAFE_PATH' && /credentials\.json is a symbolic link/.test(error.message))
+      await other.stop()
+    } finally {
+      await rm(linked, { recursive: true, force: true })
+    }
   })
 })

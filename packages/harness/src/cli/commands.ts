@@ -170,8 +170,9 @@ export async function runSession(options: GlobalOptions, args: string[], io: Out
   if (action !== 'show' || !id || rest.length) throw new UsageError('usage: dsh session show ID [--json]')
   const composition = await boot(options, io)
   try {
-    const events = await service<SessionService>(composition, 'session').read(id)
-    io.out(options.json ? json({ id, events }) : renderEvents(events))
+    const { events, problems } = await service<SessionService>(composition, 'session').inspect(id)
+    for (const problem of problems) io.err(`dsh: warning: session ${id}: ${problem.message}`)
+    io.out(options.json ? json({ id, events, problems }) : renderEvents(events))
     return 0
   } finally {
     await composition.dispose()

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { constants } from 'node:fs'
+import { readdir, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { withFileLock } from '../file-lock.js'
+import { assertPrivateHome, openPrivateFile, syncFolder } from '../home.js'
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
 
@@ -21,18 +24,28 @@ interface StoreFile {
 }
 
 /**
- * A JSON file of named secrets, mode 0600, replaced atomically on every write
- * (write a temp file beside it, fsync, rename). Read fresh on every lookup.
+ * A JSON file of named secrets, mode 0600 in a 0700 home that no other user
+ * can write. Every change is a read-modify-write under the store's
+ * cross-process lock (`credentials.json.lock`), and the file is replaced
+ * atomically (temp file, fsync, rename, fsync of the folder), so concurrent
+ * `set`s and `unset`s from many processes all take effect. Read fresh on
+ * every lookup.
  */
 export class CredentialStore {
   private queue: Promise<unknown> = Promise.resolve()
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string, readonly options: { lockTimeoutMs?: number } = {}) {}
 
   async read(): Promise<StoreFile> {
+    if (!(await assertPrivateHome(dirname(this.path)))) return { version: 1, credentials: {} }
     let text: string
     try {
-      text = await readFile(this.path, 'utf8')
+      const handle = await openPrivateFile(this.path, constants.O_RDONLY, 'The credential store', { trustAnchor: true })
+      try {
+        text = await handle.readFile('utf8')
+      } finally {
+        await handle.close()
+      }
     } catch (error: any) {
       if (error?.code === 'ENOENT') return { version: 1, credentials: {} }
       throw error
@@ -74,12 +87,16 @@ export class CredentialStore {
     }).then(() => removed)
   }
 
-  /** Serialises read-modify-write cycles within this process. */
+  /** One read-modify-write at a time: in this process (the queue) and across processes (the lock). */
   private update(change: (file: StoreFile) => boolean): Promise<void> {
     const next = this.queue.then(async () => {
-      const file = await this.read()
-      if (!change(file)) return
-      await this.write(file)
+      await assertPrivateHome(dirname(this.path), { create: true })
+      await withFileLock(this.path, async () => {
+        await this.removeLeftovers()
+        const file = await this.read()
+        if (!change(file)) return
+        await this.write(file)
+      }, { timeoutMs: this.options.lockTimeoutMs, what: `The credential store ${this.path}` })
     })
     this.queue = next.catch(() => {})
     return next
@@ -87,21 +104,35 @@ export class CredentialStore {
 
   private async write(file: StoreFile): Promise<void> {
     const folder = dirname(this.path)
-    await mkdir(folder, { recursive: true, mode: 0o700 })
     const temp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-    const handle = await open(temp, 'wx', 0o600)
     try {
-      await handle.writeFile(JSON.stringify(file, null, 2) + '\n', 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    try {
-      await chmod(temp, 0o600)
+      const handle = await openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'A credential store temp file')
+      try {
+        await handle.writeFile(JSON.stringify(file, null, 2) + '\n', 'utf8')
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
       await rename(temp, this.path)
     } catch (error) {
       await rm(temp, { force: true })
       throw error
+    }
+    await syncFolder(folder)
+  }
+
+  /** Temp files of writers that were killed before their rename (they hold secrets): removed under the lock. */
+  private async removeLeftovers(): Promise<void> {
+    const prefix = `${basename(this.path)}.`
+    const folder = dirname(this.path)
+    for (const name of await readdir(folder)) {
+      const match = name.startsWith(prefix) && /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length))
+      if (!match || Number(match[1]) === process.pid) continue
+      try {
+        process.kill(Number(match[1]), 0)
+      } catch (error: any) {
+        if (error?.code === 'ESRCH') await rm(join(folder, name), { force: true })
+      }
     }
   }
 }

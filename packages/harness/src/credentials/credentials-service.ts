@@ -5,6 +5,8 @@ import { assertCredentialName, CredentialStore } from './credential-store.js'
 
 export interface CredentialsConfig {
   home: string
+  /** How long a change waits for another process changing the store (default 10 s). */
+  lockTimeoutMs?: number
 }
 
 export type CredentialSource = 'environment' | 'store'
@@ -29,7 +31,7 @@ export class CredentialsService extends Service<CredentialsConfig> implements Cr
   constructor(ctx: Context, config: CredentialsConfig) {
     super(ctx, 'credentials', true)
     this.config = config
-    this.store = new CredentialStore(join(config.home, 'credentials.json'))
+    this.store = new CredentialStore(join(config.home, 'credentials.json'), { lockTimeoutMs: config.lockTimeoutMs })
   }
 
   async resolve(ref: string): Promise<(ResolvedCredential & { source: CredentialSource }) | undefined> {

@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../file-lock.js'
 import { defaultHome } from '../home.js'
 import { type CredentialsConfig, CredentialsService } from './credentials-service.js'
 
@@ -8,6 +9,8 @@ export type Config = CredentialsConfig
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   home: Schema.string().default(defaultHome()).description('Folder of the credential store (credentials.json, mode 0600). Defaults to $DSH_HOME, else ~/.dsh.'),
+  lockTimeoutMs: Schema.natural().role('ms').default(DEFAULT_LOCK_TIMEOUT_MS)
+    .description('How long a change to the store waits for another process changing it before it fails with FILE_LOCK_TIMEOUT.'),
 })
 
 export function apply(ctx: Context, config: Config) {

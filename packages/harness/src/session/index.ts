@@ -1,5 +1,7 @@
 import { type Context, Schema } from 'cordis'
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../file-lock.js'
 import { defaultHome } from '../home.js'
+import { DEFAULT_MAX_EVENT_BYTES, MIN_MAX_EVENT_BYTES } from './event-artifacts.js'
 import { type SessionConfig, SessionService } from './session-service.js'
 
 export const name = 'dsh-harness/session'
@@ -8,6 +10,10 @@ export type Config = SessionConfig
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   home: Schema.string().default(defaultHome()).description('Folder whose sessions/ holds the session logs. Defaults to $DSH_HOME, else ~/.dsh.'),
+  maxEventBytes: Schema.natural().min(MIN_MAX_EVENT_BYTES).max(16 * 1024 * 1024).default(DEFAULT_MAX_EVENT_BYTES)
+    .description('The largest line one event may take in the log (bytes); larger string values are moved to files in the session\'s artifacts/ folder and referenced.'),
+  lockTimeoutMs: Schema.natural().role('ms').default(DEFAULT_LOCK_TIMEOUT_MS)
+    .description('How long an append waits for another process appending to the same session before it fails with FILE_LOCK_TIMEOUT.'),
 })
 
 export function apply(ctx: Context, config: Config) {
@@ -17,3 +23,7 @@ export function apply(ctx: Context, config: Config) {
 
 export { SessionService }
 export { Session, assertSessionId } from './session-log.js'
+export { SessionError } from './session-errors.js'
+export type { SessionErrorCode } from './session-errors.js'
+export type { LogProblem, LogProblemKind, LogReport } from './log-reader.js'
+export type { ArtifactReference } from './event-artifacts.js'

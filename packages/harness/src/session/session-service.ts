@@ -1,10 +1,13 @@
-import { readdir } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Context, Service } from 'cordis'
 import type { SessionEvent, SessionsService } from 'dsh-host'
-import { assertSessionId, EVENTS_FILE, newSessionId, readEvents, Session } from './session-log.js'
+import { assertPrivateHome } from '../home.js'
+import { type LogReport, readLog } from './log-reader.js'
+import { SessionError } from './session-errors.js'
+import { assertSessionId, EVENTS_FILE, eventsOf, newSessionId, Session, type SessionLogOptions } from './session-log.js'
 
-export interface SessionConfig {
+export interface SessionConfig extends SessionLogOptions {
   home: string
 }
 
@@ -22,19 +25,19 @@ export class SessionService extends Service<SessionConfig> implements SessionsSe
   async create(options: { id?: string } = {}): Promise<Session> {
     const id = options.id ?? newSessionId()
     assertSessionId(id)
-    if (await this.exists(id)) throw new Error(`Session "${id}" already exists; open it instead.`)
-    return Session.open(this.root, id, { create: true })
+    if (await this.exists(id)) throw new SessionError('SESSION_EXISTS', `Session "${id}" already exists; open it instead.`)
+    return Session.open(this.config.home, id, { ...this.config, create: true })
   }
 
   /** An existing session; with `create`, a new one of that id when missing. */
   open(id: string, options: { create?: boolean } = {}): Promise<Session> {
-    return Session.open(this.root, id, { create: !!options.create })
+    return Session.open(this.config.home, id, { ...this.config, create: !!options.create })
   }
 
   async exists(id: string): Promise<boolean> {
     assertSessionId(id)
     try {
-      await readEvents(join(this.root, id, EVENTS_FILE))
+      await lstat(join(this.root, id, EVENTS_FILE))
       return true
     } catch (error: any) {
       if (error?.code === 'ENOENT') return false
@@ -42,15 +45,21 @@ export class SessionService extends Service<SessionConfig> implements SessionsSe
     }
   }
 
-  /** Every event, surface and log-only, in order. */
-  async read(id: string): Promise<SessionEvent[]> {
+  /** Every readable event of a session and a report of its torn, unterminated or damaged lines. */
+  async inspect(id: string): Promise<LogReport> {
     assertSessionId(id)
+    await assertPrivateHome(this.config.home)
     try {
-      return await readEvents(join(this.root, id, EVENTS_FILE))
+      return await readLog(join(this.root, id, EVENTS_FILE))
     } catch (error: any) {
-      if (error?.code === 'ENOENT') throw new Error(`There is no session "${id}" under ${this.root}.`)
+      if (error?.code === 'ENOENT') throw new SessionError('SESSION_NOT_FOUND', `There is no session "${id}" under ${this.root}.`)
       throw error
     }
+  }
+
+  /** Every event, surface and log-only, in order (`SESSION_LOG_DAMAGED` when a line in the middle is damaged). */
+  async read(id: string): Promise<SessionEvent[]> {
+    return eventsOf(await this.inspect(id), join(this.root, id, EVENTS_FILE))
   }
 
   /** What feeds the model's history: surface events only. */

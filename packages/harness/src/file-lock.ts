@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { readlink, symlink, unlink } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { CodedError, type CodedErrorOptions } from 'dsh-host'
+
+/**
+ * One writer at a time across processes, for the session logs and the
+ * credential store: the one implementation of the locking policy.
+ *
+ * The lock is `<file>.lock`, a symbolic link created with `symlink(2)`,
+ * which, like `O_CREAT | O_EXCL`, fails when the name exists, so exactly one
+ * process gets it; its target is the owner's token
+ * (`dsh-lock:<host>:<pid>:<process start>:<nonce>`), written in the same
+ * system call, so there is never a lock without an owner, and it takes no
+ * data block, so it is still taken on a full disk. A lock whose owner is on
+ * this host and no longer runs (its pid is gone, or now belongs to a process
+ * started at another time) is stale: it is removed under a second lock
+ * (`<file>.lock.break`) after checking it is still the same lock, and taken.
+ * A live owner is waited for, up to `timeoutMs`, then the caller gets
+ * `FILE_LOCK_TIMEOUT` naming the owner's pid.
+ */
+
+export class FileLockError extends CodedError<'FILE_LOCK_TIMEOUT'> {
+  constructor(message: string, options: CodedErrorOptions = {}) {
+    super('FILE_LOCK_TIMEOUT', message, { retryable: true, ...options })
+    this.name = 'FileLockError'
+  }
+}
+
+export interface FileLockOptions {
+  /** How long to wait for another live owner (default 10 s). */
+  timeoutMs?: number
+  /** What the lock guards, for the error message ("the session log /x/events.jsonl"). */
+  what?: string
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000
+
+const PREFIX = 'dsh-lock'
+
+interface Holder {
+  raw: string
+  host: string
+  pid: number
+  start: string
+}
+
+/** The start time of a process (clock ticks since boot, from /proc), or '-' where there is no /proc. */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch (error: any) {
+    if (error?.code === 'ENOENT' && process.platform === 'linux') return undefined
+    return '-'
+  }
+}
+
+const ownHost = hostname().replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 64) || 'host'
+const ownStart = processStart(process.pid) ?? '-'
+
+function parseHolder(raw: string): Holder | undefined {
+  const parts = raw.split(':')
+  if (parts.length !== 5 || parts[0] !== PREFIX || !/^\d+$/.test(parts[2])) return undefined
+  return { raw, host: parts[1], pid: Number(parts[2]), start: parts[3] }
+}
+
+/** Whether the owner is certainly gone; an owner on another host, or that cannot be judged, counts as alive. */
+function isGone(holder: Holder): boolean {
+  if (holder.host !== ownHost) return false
+  try {
+    process.kill(holder.pid, 0)
+  } catch (error: any) {
+    if (error?.code === 'ESRCH') return true
+    if (error?.code !== 'EPERM') return false
+  }
+  if (holder.start === '-') return false
+  const start = processStart(holder.pid)
+  return start === undefined || (start !== '-' && start !== holder.start)
+}
+
+async function readHolder(lockPath: string): Promise<Holder | 'missing' | 'unknown'> {
+  try {
+    return parseHolder(await readlink(lockPath)) ?? 'unknown'
+  } catch (error: any) {
+    if (error?.code === 'ENOENT') return 'missing'
+    if (error?.code === 'EINVAL') return 'unknown'
+    throw error
+  }
+}
+
+async function tryCreate(lockPath: string, token: string): Promise<boolean> {
+  try {
+    await symlink(token, lockPath)
+    return true
+  } catch (error: any) {
+    if (error?.code === 'EEXIST') return false
+    throw error
+  }
+}
+
+async function unlinkIfStill(path: string, raw: string): Promise<void> {
+  try {
+    if ((await readlink(path)) === raw) await unlink(path)
+  } catch (error: any) {
+    if (error?.code !== 'ENOENT') throw error
+  }
+}
+
+/** Removes a stale lock, unless another process took it over meanwhile. */
+async function breakStale(lockPath: string, stale: Holder, token: string): Promise<void> {
+  const breaker = `${lockPath}.break`
+  if (!(await tryCreate(breaker, token))) {
+    const other = await readHolder(breaker)
+    // A breaker killed while breaking leaves its own stale lock: remove it, then try again.
+    if (typeof other === 'object' && isGone(other)) await unlinkIfStill(breaker, other.raw)
+    return
+  }
+  try {
+    await unlinkIfStill(lockPath, stale.raw)
+  } finally {
+    await unlinkIfStill(breaker, token)
+  }
+}
+
+function describeHolder(holder: Holder | 'unknown'): string {
+  if (holder === 'unknown') return 'an owner dsh cannot identify'
+  return holder.host === ownHost ? `process ${holder.pid}` : `process ${holder.pid} on host ${holder.host}`
+}
+
+/** Runs `task` while holding the lock `<path>.lock`; the lock is released however the task ends. */
+export async function withFileLock<T>(path: string, task: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const lockPath = `${path}.lock`
+  const token = [PREFIX, ownHost, process.pid, ownStart, randomBytes(6).toString('hex')].join(':')
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
+  const deadline = Date.now() + timeoutMs
+  let pause = 1
+  while (!(await tryCreate(lockPath, token))) {
+    const holder = await readHolder(lockPath)
+    if (holder === 'missing') continue
+    if (holder !== 'unknown' && isGone(holder)) {
+      await breakStale(lockPath, holder, token)
+      continue
+    }
+    if (Date.now() >= deadline) {
+      const owner = describeHolder(holder)
+      throw new FileLockError(
+        `${options.what ?? path} is locked by ${owner}, which did not release it within ${timeoutMs} ms. If that process is stuck, end it; a lock whose process has ended is taken over by itself. If no dsh process uses it, remove ${lockPath}.`,
+        { details: { path: lockPath, ...(holder === 'unknown' ? {} : { holderPid: holder.pid, holderHost: holder.host }) } },
+      )
+    }
+    await sleep(pause + Math.random() * pause)
+    pause = Math.min(pause * 2, 20)
+  }
+  try {
+    return await task()
+  } finally {
+    await unlinkIfStill(lockPath, token)
+  }
+}
