@@ -64,7 +64,7 @@ function parseTrust(entries: string[]): TrustEntry[] {
  * dsh-host; an entry that is not an accepted form is INVALID_ARGUMENT, naming
  * it. Absent: no list.
  */
-export function parseDomainList(entries: unknown, name: string): DomainList | undefined {
+export function readDomainList(entries: unknown, name: string): DomainList | undefined {
   if (entries === undefined) return undefined
   if (!Array.isArray(entries)) throw new WebError('INVALID_ARGUMENT', `${name} must be a list of domain list entries such as "example.com".`, { details: { argument: name } })
   try {
@@ -230,7 +230,7 @@ export class AddressPolicy {
     this.lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
     this.trust = parseTrust(options.privateHosts ?? [])
     // The operator's lists: an empty one restricts nothing.
-    const operatorList = (entries: string[] | undefined, name: string) => (entries?.length ? parseDomainList(entries, name) : undefined)
+    const operatorList = (entries: string[] | undefined, name: string) => (entries?.length ? readDomainList(entries, name) : undefined)
     this.lists = { allowed: operatorList(options.allowedDomains, 'allowedDomains'), blocked: operatorList(options.blockedDomains, 'blockedDomains') }
   }
 
@@ -240,7 +240,7 @@ export class AddressPolicy {
    * present but empty, it admits nothing).
    */
   parse(input: unknown, allowedDomains?: string[]): URL {
-    const requested = parseDomainList(allowedDomains, 'request.allowedDomains')
+    const requested = readDomainList(allowedDomains, 'request.allowedDomains')
     const url = parseRequestUrl(input, this.lists)
     if (requested) checkDomainLists(url, { allowed: requested, allowedLabel: "this request's allowed domain list" })
     return url
