@@ -10,4 +10,4 @@ export type { Composition, ComposeOptions, RowState, RowStatus } from './compose
 export { CompositionError, parseLayer, readLayer } from './compose/composition-files.js'
 export { mergeLayers } from './compose/merge-rows.js'
 export * as network from './network/index.js'
-export { NetworkPolicy, hostMatches } from './network/index.js'
+export { NetworkPolicy } from './network/index.js'

@@ -46,6 +46,31 @@ describe('network policy', () => {
     assert.match(noUrl.content, /echo has no URL to check/)
   })
 
+  it('allowlist entries mean what every domain list means: IDN, *.name, ports and paths', async () => {
+    const ctx = await boot({ mode: 'allowlist', domains: ['Bücher.test', '*.wild.test', 'api.test:8443', 'docs.test/guide'] })
+    assert.deepEqual(ctx.network.allowedDomains(), ['xn--bcher-kva.test', '*.wild.test', 'api.test:8443', 'docs.test/guide'])
+    const runs = async (url: string) => (await ctx.tools.invoke('open_url', { url })).isError === false
+    assert.equal(await runs('https://www.xn--bcher-kva.test/'), true)
+    assert.equal(await runs('https://shop.wild.test/'), true)
+    assert.equal(await runs('https://wild.test/'), false, '*.wild.test is subdomains only')
+    assert.equal(await runs('https://api.test:8443/v1'), true)
+    assert.equal(await runs('https://api.test/v1'), false)
+    assert.equal(await runs('https://docs.test/guide/intro'), true)
+    const outside = await ctx.tools.invoke('open_url', { url: 'https://docs.test/blog?x=1' })
+    assert.match(outside.content, /https:\/\/docs\.test\/blog is not on this network policy's allowlist \(xn--bcher-kva\.test, \*\.wild\.test, api\.test:8443, docs\.test\/guide\)/)
+    const ftp = await ctx.tools.invoke('open_url', { url: 'ftp://docs.test/guide' })
+    assert.match(ftp.content, /open_url was given a ftp URL, and this network policy's allowlist admits only http and https URLs/)
+  })
+
+  it('a domains entry that is not an accepted form fails the row at start, naming the entry', async () => {
+    const ctx = new Context()
+    ctx.plugin(tools, { mode: 'native' })
+    const row = ctx.plugin(network, { mode: 'allowlist', domains: ['ok.test', 'a.*.test'] })
+    await ctx.start()
+    assert.equal(ctx.get('network'), undefined)
+    assert.match(String(row.runtime.error?.message), /^domains\[1\] "a\.\*\.test" is not a valid domain list entry: .*Accepted forms: example\.com/)
+  })
+
   it('leaves tools without the net_read effect alone', async () => {
     const ctx = new Context()
     ctx.plugin(tools, { mode: 'native' })

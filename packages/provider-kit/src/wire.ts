@@ -5,7 +5,8 @@
  * check against the returned sources, and the neutral result. Pure.
  */
 
-import type { SearchFilterReport, SearchRequest, SearchResult, SearchSource } from 'dsh-web'
+import { DomainList, DomainListError } from 'dsh-host'
+import { type SearchFilterReport, type SearchRequest, type SearchResult, type SearchSource, WebError } from 'dsh-web'
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -58,15 +59,23 @@ export function versionedEndpoint(baseURL: string, resource: string): URL {
   return url
 }
 
-/** A request's domain list trimmed, without empty entries and duplicates, in order. */
-export function cleanDomains(domains: string[] | undefined): string[] {
-  if (!domains) return []
-  const seen = new Set<string>()
-  for (const domain of domains) {
-    const trimmed = domain.trim()
-    if (trimmed) seen.add(trimmed)
+/**
+ * A request's domain list, each entry checked and normalised by the one
+ * matcher (dsh-host's `DomainList`; `bücher.example` becomes
+ * `xn--bcher-kva.example`), without duplicates, in order: what is sent to the
+ * vendor. An entry that is not an accepted form is INVALID_ARGUMENT, naming it.
+ */
+export function cleanDomains(domains: string[] | undefined, name = 'domains'): string[] {
+  return domains ? requestDomainList(domains, name).texts() : []
+}
+
+function requestDomainList(domains: readonly string[], name: string): DomainList {
+  try {
+    return DomainList.parse(domains, name)
+  } catch (error) {
+    if (DomainListError.is(error)) throw new WebError('INVALID_ARGUMENT', error.message, { cause: error, details: { argument: name } })
+    throw error
   }
-  return [...seen]
 }
 
 // ---------------------------------------------------------------- domain filters, checked against the sources
@@ -76,7 +85,7 @@ export type DomainFilterName = 'allowed_domains' | 'blocked_domains'
 /** How the returned sources stand against one requested domain list. Sources are only read, never removed. */
 export interface DomainFilterCheck {
   filter: DomainFilterName
-  /** The requested list, cleaned (see `cleanDomains`). */
+  /** The requested list, normalised (see `cleanDomains`). */
   domains: string[]
   /** How many sources were checked: all of them. */
   checked: number
@@ -86,51 +95,6 @@ export interface DomainFilterCheck {
    * as http(s) cannot be shown to comply and counts as outside both lists.
    */
   outside: string[]
-}
-
-/** One entry of a domain list: a host (lowercase, punycode, no trailing dot) and an optional path prefix. */
-interface DomainPattern {
-  host: string
-  path?: string
-}
-
-function toDomainPattern(entry: string): DomainPattern | undefined {
-  const bare = entry.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-  const slash = bare.indexOf('/')
-  const hostPart = (slash === -1 ? bare : bare.slice(0, slash)).replace(/\.+$/, '')
-  if (!hostPart) return undefined
-  let host: string
-  try {
-    // Lowercases and turns an internationalised name into the punycode URLs carry.
-    host = new URL(`http://${hostPart}`).hostname
-  } catch {
-    host = hostPart.toLowerCase()
-  }
-  const path = slash === -1 ? undefined : bare.slice(slash).replace(/\/+$/, '')
-  return path ? { host, path } : { host }
-}
-
-/**
- * Whether a URL is on `domain` or a subdomain of it, case-insensitive. A
- * domain given with a path (`example.com/blog`) also needs the URL's path to
- * start with that path segment. A URL that is not http(s) matches nothing.
- */
-export function isOnDomain(url: string, domain: string): boolean {
-  const pattern = toDomainPattern(domain)
-  if (!pattern) return false
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return false
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false
-  const host = parsed.hostname.replace(/\.+$/, '')
-  if (host !== pattern.host && !host.endsWith(`.${pattern.host}`)) return false
-  if (!pattern.path) return true
-  const path = parsed.pathname.toLowerCase()
-  const prefix = pattern.path.toLowerCase()
-  return path === prefix || path.startsWith(`${prefix}/`)
 }
 
 function isHttpUrl(url: string): boolean {
@@ -144,21 +108,23 @@ function isHttpUrl(url: string): boolean {
 
 /**
  * Checks the sources against each domain list the request carries (allowed
- * first, then blocked; none when it carries neither). What the provider was
+ * first, then blocked; none when it carries neither), with the one matcher:
+ * an entry means what docs/security.md, "Domain lists", says, and a source
+ * URL that is not http(s) is on no entry. What the provider was
  * sent does not matter here: this says whether the filter holds for what came
  * back, so a provider can report `honoured` truthfully.
  */
 export function checkDomainFilters(sources: readonly SearchSource[], request: Pick<SearchRequest, 'allowedDomains' | 'blockedDomains'>): DomainFilterCheck[] {
   const checks: DomainFilterCheck[] = []
-  const allowed = cleanDomains(request.allowedDomains)
-  const blocked = cleanDomains(request.blockedDomains)
-  if (allowed.length) {
-    const outside = sources.filter((source) => !allowed.some((domain) => isOnDomain(source.url, domain))).map((source) => source.url)
-    checks.push({ filter: 'allowed_domains', domains: allowed, checked: sources.length, outside })
+  const allowed = requestDomainList(request.allowedDomains ?? [], 'allowedDomains')
+  const blocked = requestDomainList(request.blockedDomains ?? [], 'blockedDomains')
+  if (allowed.size) {
+    const outside = sources.filter((source) => !allowed.includes(source.url)).map((source) => source.url)
+    checks.push({ filter: 'allowed_domains', domains: allowed.texts(), checked: sources.length, outside })
   }
-  if (blocked.length) {
-    const outside = sources.filter((source) => !isHttpUrl(source.url) || blocked.some((domain) => isOnDomain(source.url, domain))).map((source) => source.url)
-    checks.push({ filter: 'blocked_domains', domains: blocked, checked: sources.length, outside })
+  if (blocked.size) {
+    const outside = sources.filter((source) => !isHttpUrl(source.url) || blocked.includes(source.url)).map((source) => source.url)
+    checks.push({ filter: 'blocked_domains', domains: blocked.texts(), checked: sources.length, outside })
   }
   return checks
 }

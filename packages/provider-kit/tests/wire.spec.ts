@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkDomainFilters, describeDomainCheck, isOnDomain, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport } from 'dsh-provider-kit'
+import { WebError } from 'dsh-web'
 
 describe('checkDomainFilters (dsh-web/provider-http)', () => {
   const sources = (...urls: string[]) => urls.map((url) => ({ url }))
@@ -19,14 +20,28 @@ describe('checkDomainFilters (dsh-web/provider-http)', () => {
       ['ftp://nodejs.org/x', 'nodejs.org', false],
       ['not a url', 'nodejs.org', false],
     ]
-    for (const [url, domain, expected] of cases) assert.equal(isOnDomain(url, domain), expected, `${url} on ${domain}`)
+    for (const [url, domain, expected] of cases) {
+      const [check] = checkDomainFilters(sources(url), { allowedDomains: [domain] })
+      assert.equal(check!.outside.length === 0, expected, `${url} on ${domain}`)
+    }
+  })
+
+  it('refuses a list entry that is not an accepted form as INVALID_ARGUMENT, naming it, and sends entries normalised', () => {
+    for (const entry of ['', 'https://example.com/', 'exa mple.com', 'a.*.com']) {
+      assert.throws(
+        () => checkDomainFilters(sources('https://example.com/'), { allowedDomains: ['ok.org', entry] }),
+        (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && error.message.startsWith(`allowedDomains[1] ${JSON.stringify(entry)} is not a valid domain list entry`),
+        entry,
+      )
+    }
+    assert.deepEqual(cleanDomains([' NodeJS.org. ', 'bücher.example', 'nodejs.org']), ['nodejs.org', 'xn--bcher-kva.example'])
   })
 
   it('lists the sources outside each requested list, in order, without changing the sources', () => {
     const list = sources('https://nodejs.org/a', 'https://github.com/b', 'not a url', 'https://gist.github.com/c')
     const before = JSON.stringify(list)
     assert.deepEqual(checkDomainFilters(list, {}), [])
-    assert.deepEqual(checkDomainFilters(list, { allowedDomains: [' nodejs.org ', ''] }), [
+    assert.deepEqual(checkDomainFilters(list, { allowedDomains: [' nodejs.org ', 'NodeJS.org'] }), [
       { filter: 'allowed_domains', domains: ['nodejs.org'], checked: 4, outside: ['https://github.com/b', 'not a url', 'https://gist.github.com/c'] },
     ])
     const [blocked] = checkDomainFilters(list, { blockedDomains: ['github.com'] })

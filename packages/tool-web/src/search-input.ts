@@ -1,5 +1,5 @@
 import { type SearchRequest, type UserLocation, WebError } from 'dsh-web'
-import type { ToolInputSchema } from 'dsh-host'
+import { DomainList, DomainListError, type ToolInputSchema } from 'dsh-host'
 
 /** The arguments of `web_search` as the model gives them. */
 export interface WebSearchInput {
@@ -15,7 +15,7 @@ const DOMAIN_LIST = (what: string) => ({
   maxItems: 50,
   uniqueItems: true,
   items: { type: 'string', minLength: 1, maxLength: 253 },
-  description: `${what} Domain names such as "example.com"; subdomains are included. Not together with the other domain list.`,
+  description: `${what} Domain names such as "example.com" (subdomains are included), optionally with a path prefix ("example.com/blog"). Not together with the other domain list.`,
 })
 
 /** The closed input schema; the tools service validates it before the handler runs. */
@@ -49,8 +49,6 @@ export function webSearchInputSchema(maxQueries: number): ToolInputSchema {
     additionalProperties: false,
   }
 }
-
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 /**
  * What the schema cannot say: blank queries, both domain lists at once,
@@ -92,16 +90,28 @@ export function readSearchInput(input: WebSearchInput): { queries: string[]; req
   return { queries, request }
 }
 
+/**
+ * A search filter list, read by the one domain matcher (so an entry means
+ * here what it means everywhere) and narrowed to what search providers take:
+ * a domain name with an optional path prefix. Entries go on normalised
+ * (lower case, punycode, no trailing dot).
+ */
 function readDomains(domains: string[], argument: string): string[] {
-  return domains.map((entry, index) => {
-    const domain = entry.trim().toLowerCase().replace(/\.$/, '')
-    if (!DOMAIN.test(domain)) {
+  let list: DomainList
+  try {
+    list = DomainList.parse(domains, argument)
+  } catch (error) {
+    if (DomainListError.is(error)) throw new WebError('INVALID_ARGUMENT', error.message, { cause: error, details: { argument } })
+    throw error
+  }
+  list.entries.forEach((entry, index) => {
+    if (entry.kind !== 'name' || entry.subdomainsOnly || entry.port !== undefined) {
       throw new WebError(
         'INVALID_ARGUMENT',
-        `${argument}[${index}] ${JSON.stringify(entry)} is not a domain name; give names like "example.com", without scheme, path or port.`,
+        `${argument}[${index}] ${JSON.stringify(entry.written)} is not a domain name; a search filter takes names like "example.com" (subdomains included), optionally with a path ("example.com/blog"), without wildcard, address or port.`,
         { details: { argument } },
       )
     }
-    return domain
   })
+  return list.entries.map((entry) => entry.text)
 }

@@ -153,12 +153,12 @@ describe('web_search', () => {
     try {
       const outcome = await ctx.tools.invoke('web_search', {
         queries: ['x', 'y'],
-        allowed_domains: ['Docs.Example', 'other.example.'],
+        allowed_domains: ['Docs.Example', 'other.example.', 'Bücher.example/Blog/'],
         user_location: { city: 'Berlin', country: 'de', timezone: 'Europe/Berlin' },
       })
       assert.equal(outcome.isError, false, outcome.content)
       for (const call of provider.calls) {
-        assert.deepEqual(call.request.allowedDomains, ['docs.example', 'other.example'])
+        assert.deepEqual(call.request.allowedDomains, ['docs.example', 'other.example', 'xn--bcher-kva.example/blog'])
         assert.equal(call.request.blockedDomains, undefined)
         assert.deepEqual(call.request.userLocation, { type: 'approximate', city: 'Berlin', country: 'DE', timezone: 'Europe/Berlin' })
       }
@@ -189,7 +189,10 @@ describe('web_search', () => {
         [{ queries: ['a'], user_location: { city: 'Paris', lat: 48.8 } }, /unknown argument "user_location\.lat"/],
         [{ queries: ['a'], user_location: { country: 'France' } }, /"user_location\.country" must match pattern/],
         [{ queries: ['a'], user_location: {} }, /user_location is empty/],
-        [{ queries: ['a'], blocked_domains: ['https://spam.example/path'] }, /blocked_domains\[0\] "https:\/\/spam\.example\/path" is not a domain name/],
+        [{ queries: ['a'], blocked_domains: ['https://spam.example/path'] }, /blocked_domains\[0\] "https:\/\/spam\.example\/path" is not a valid domain list entry: it is a URL/],
+        [{ queries: ['a'], allowed_domains: ['ok.example', 'a.*.example'] }, /allowed_domains\[1\] "a\.\*\.example" is not a valid domain list entry/],
+        [{ queries: ['a'], allowed_domains: ['*.docs.example'] }, /allowed_domains\[0\] "\*\.docs\.example" is not a domain name; a search filter takes names like "example\.com"/],
+        [{ queries: ['a'], blocked_domains: ['192.0.2.0/24'] }, /blocked_domains\[0\] "192\.0\.2\.0\/24" is not a domain name/],
         [{ queries: 'a' }, /"queries" must be array/],
       ]
       await assertRefused(ctx, 'web_search', cases)

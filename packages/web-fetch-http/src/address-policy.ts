@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 import { WebError, abortError, redactUrl } from 'dsh-web'
+import { DomainList, DomainListError, describeDomainEntry } from 'dsh-host'
 import { type Address, type BlockedRange, blockedRange, parseAddress } from './ip-ranges.js'
 
 /** One answer of `dns.lookup(name, { all: true })`. */
@@ -58,21 +59,59 @@ function parseTrust(entries: string[]): TrustEntry[] {
   })
 }
 
-/** The domain a list entry stands for: "*.example.com" and "example.com." are example.com. */
-function listedDomain(entry: string): string {
-  return normaliseHost(entry.trim()).replace(/^\*\./, '')
+/**
+ * A domain list from config or a request, parsed by the one matcher in
+ * dsh-host; an entry that is not an accepted form is INVALID_ARGUMENT, naming
+ * it. Absent: no list.
+ */
+export function readDomainList(entries: unknown, name: string): DomainList | undefined {
+  if (entries === undefined) return undefined
+  if (!Array.isArray(entries)) throw new WebError('INVALID_ARGUMENT', `${name} must be a list of domain list entries such as "example.com".`, { details: { argument: name } })
+  try {
+    return DomainList.parse(entries, name)
+  } catch (error) {
+    if (DomainListError.is(error)) throw new WebError('INVALID_ARGUMENT', error.message, { cause: error, details: { argument: name } })
+    throw error
+  }
 }
 
-function domainMatches(host: string, domain: string): boolean {
-  const d = listedDomain(domain)
-  return host === d || host.endsWith(`.${d}`)
+/** The lists one URL is checked against, with how the allowed list is named in a refusal. */
+export interface DomainLists {
+  allowed?: DomainList
+  blocked?: DomainList
+  allowedLabel?: string
+}
+
+/** How a list is shown in a message: its entries as written. */
+function shownEntries(list: DomainList): string {
+  return list.entries.map((entry) => entry.written.trim()).join(', ') || 'no entries'
+}
+
+/** Refuses a URL on an entry of `blocked`, or on no entry of `allowed`, saying which entry or which list decided. */
+export function checkDomainLists(url: URL, lists: DomainLists): void {
+  const host = normaliseHost(url.hostname)
+  const blocked = lists.blocked?.match(url)
+  if (blocked) {
+    throw new WebError('WEB_BLOCKED_URL', `The host ${host} matches the blocked domain list entry ${blocked.written.trim()}, which blocks ${describeDomainEntry(blocked)}.`, {
+      details: { url: redactUrl(url), host, entry: blocked.text },
+    })
+  }
+  if (lists.allowed && !lists.allowed.includes(url)) {
+    const which = lists.allowedLabel ?? 'the allowed domain list'
+    // With ports or paths in the list, the host alone does not say why.
+    const detailed = lists.allowed.entries.some((entry) => entry.port !== undefined || entry.path !== undefined)
+    const what = detailed ? `The URL ${redactUrl(url)}` : `The host ${host}`
+    throw new WebError('WEB_BLOCKED_URL', `${what} matches no entry of ${which} (${shownEntries(lists.allowed)}).`, {
+      details: { url: redactUrl(url), host },
+    })
+  }
 }
 
 /**
  * Step 1 of the policy: the URL itself. Refuses unparseable or overlong
- * URLs, other schemes and userinfo, and domains outside the lists.
+ * URLs, other schemes and userinfo, and URLs the domain lists refuse.
  */
-export function parseRequestUrl(input: unknown, lists: { allowedDomains?: string[]; blockedDomains?: string[]; allowedLabel?: string } = {}): URL {
+export function parseRequestUrl(input: unknown, lists: DomainLists = {}): URL {
   if (typeof input !== 'string' || !input.trim()) {
     throw new WebError('WEB_INVALID_URL', 'The URL must be a non-empty string such as https://example.com/page.')
   }
@@ -101,19 +140,7 @@ export function parseRequestUrl(input: unknown, lists: { allowedDomains?: string
     })
   }
   if (!url.hostname) throw new WebError('WEB_INVALID_URL', 'The URL has no host.')
-  const host = normaliseHost(url.hostname)
-  const blocked = lists.blockedDomains?.find((domain) => domainMatches(host, domain))
-  if (blocked) {
-    throw new WebError('WEB_BLOCKED_URL', `The host ${host} matches the blocked domain list entry ${blocked}, which blocks ${listedDomain(blocked)} and its subdomains.`, {
-      details: { url: redactUrl(url), host },
-    })
-  }
-  if (lists.allowedDomains && lists.allowedDomains.length > 0 && !lists.allowedDomains.some((domain) => domainMatches(host, domain))) {
-    const which = lists.allowedLabel ?? 'the allowed domain list'
-    throw new WebError('WEB_BLOCKED_URL', `The host ${host} matches no entry of ${which} (${lists.allowedDomains.join(', ')}); an entry admits a domain and its subdomains.`, {
-      details: { url: redactUrl(url), host },
-    })
-  }
+  checkDomainLists(url, lists)
   return url
 }
 
@@ -197,16 +224,25 @@ function blockedAddressError(url: URL, host: string, address: string, resolved: 
 export class AddressPolicy {
   private readonly lookup: LookupFunction
   private readonly trust: TrustEntry[]
+  private readonly lists: DomainLists
 
-  constructor(private readonly options: AddressPolicyOptions = {}) {
+  constructor(options: AddressPolicyOptions = {}) {
     this.lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
     this.trust = parseTrust(options.privateHosts ?? [])
+    // The operator's lists: an empty one restricts nothing.
+    const operatorList = (entries: string[] | undefined, name: string) => (entries?.length ? readDomainList(entries, name) : undefined)
+    this.lists = { allowed: operatorList(options.allowedDomains, 'allowedDomains'), blocked: operatorList(options.blockedDomains, 'blockedDomains') }
   }
 
-  /** Step 1: the URL, the operator's domain lists, then the request's own allowed list. */
+  /**
+   * Step 1: the URL, the operator's domain lists, then the request's own
+   * allowed list (parsed here, at every hop: a bad entry is INVALID_ARGUMENT;
+   * present but empty, it admits nothing).
+   */
   parse(input: unknown, allowedDomains?: string[]): URL {
-    const url = parseRequestUrl(input, { allowedDomains: this.options.allowedDomains, blockedDomains: this.options.blockedDomains })
-    if (allowedDomains?.length) parseRequestUrl(url.href, { allowedDomains, allowedLabel: "this request's allowed domain list" })
+    const requested = readDomainList(allowedDomains, 'request.allowedDomains')
+    const url = parseRequestUrl(input, this.lists)
+    if (requested) checkDomainLists(url, { allowed: requested, allowedLabel: "this request's allowed domain list" })
     return url
   }
 

@@ -26,8 +26,10 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   resolve: Schema.dict(String)
     .default({})
     .description('Fixed answers for name resolution, host name to IP address (like curl --resolve). The address is still checked unless privateHosts names the host.'),
-  allowedDomains: Schema.array(String).default([]).description('When not empty, only these domains (and their subdomains) are fetched, on every hop.'),
-  blockedDomains: Schema.array(String).default([]).description('Domains (and their subdomains) that are never fetched.'),
+  allowedDomains: Schema.array(String)
+    .default([])
+    .description('When not empty, only URLs on these entries are fetched, on every hop: example.com (and subdomains), *.example.com (subdomains only), addresses, CIDR ranges, with optional :port and /path (docs/security.md, "Domain lists").'),
+  blockedDomains: Schema.array(String).default([]).description('URLs on these entries are never fetched, on any hop; same entry forms as allowedDomains.'),
   maxBytes: Schema.natural().min(1024).default(5 * 1024 * 1024).description('Byte cap on a response body, on the wire and after decompression.'),
   timeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of a whole fetch: connection, redirects and body.'),
   maxRedirects: Schema.natural().max(20).default(5).description('Redirects followed at most; each hop is vetted again.'),

@@ -293,7 +293,7 @@ describe('address policy: vet() never connects', () => {
   })
 
   it('words domain list refusals as they were decided', () => {
-    const lists = new AddressPolicy({ lookup, allowedDomains: ['public.test'], blockedDomains: ['*.bad.public.test'] })
+    const lists = new AddressPolicy({ lookup, allowedDomains: ['public.test', 'Bücher.test'], blockedDomains: ['*.bad.public.test', 'old.public.test/Archive'] })
     const message = (input: string, allowed?: string[]) => {
       try {
         lists.parse(input, allowed)
@@ -303,14 +303,34 @@ describe('address policy: vet() never connects', () => {
       }
       assert.fail(`${input} should be refused`)
     }
-    // a subdomain is not itself "on" the list: the message names the entry that matched
-    assert.equal(message('https://www.bad.public.test/'), 'The host www.bad.public.test matches the blocked domain list entry *.bad.public.test, which blocks bad.public.test and its subdomains.')
-    assert.equal(message('https://bad.public.test/'), 'The host bad.public.test matches the blocked domain list entry *.bad.public.test, which blocks bad.public.test and its subdomains.')
-    assert.equal(message('https://other.test/'), 'The host other.test matches no entry of the allowed domain list (public.test); an entry admits a domain and its subdomains.')
+    // the message names the entry as written and what it blocks
+    assert.equal(message('https://www.bad.public.test/'), 'The host www.bad.public.test matches the blocked domain list entry *.bad.public.test, which blocks the subdomains of bad.public.test (not bad.public.test itself).')
+    // *.bad.public.test is subdomains only: bad.public.test itself passes
+    assert.equal(lists.parse('https://bad.public.test/').hostname, 'bad.public.test')
+    assert.equal(message('https://old.public.test/archive/2019'), 'The host old.public.test matches the blocked domain list entry old.public.test/Archive, which blocks old.public.test and its subdomains under the path /archive.')
+    assert.equal(lists.parse('https://old.public.test/archived').pathname, '/archived')
+    assert.equal(message('https://other.test/'), 'The host other.test matches no entry of the allowed domain list (public.test, Bücher.test).')
+    assert.equal(lists.parse('https://www.xn--bcher-kva.test/').hostname, 'www.xn--bcher-kva.test')
     // the request's own list is named as such, not as the operator's
-    assert.equal(
-      message('https://www.public.test/', ['docs.test']),
-      "The host www.public.test matches no entry of this request's allowed domain list (docs.test); an entry admits a domain and its subdomains.",
+    assert.equal(message('https://www.public.test/', ['docs.test']), "The host www.public.test matches no entry of this request's allowed domain list (docs.test).")
+    // with a path or port in the list, the URL is named, not only the host
+    assert.equal(message('https://www.public.test:8443/b?q=1', ['public.test:443']), "The URL https://www.public.test:8443/b matches no entry of this request's allowed domain list (public.test:443).")
+    // present but empty, the request's list admits nothing
+    assert.equal(message('https://www.public.test/', []), "The host www.public.test matches no entry of this request's allowed domain list (no entries).")
+  })
+
+  it('refuses a domain list entry that is not an accepted form: at start for the operator\'s lists, at the call for a request\'s', () => {
+    for (const [key, entry] of [['allowedDomains', 'exa mple.com'], ['blockedDomains', '*example.com'], ['blockedDomains', 'https://user@example.com/']] as const) {
+      assert.throws(
+        () => createHttpFetcher({ [key]: ['ok.test', entry] }),
+        (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && error.message.startsWith(`${key}[1] ${JSON.stringify(entry)} is not a valid domain list entry`) && /Accepted forms: example\.com/.test(error.message),
+        entry,
+      )
+    }
+    const lists = new AddressPolicy({ lookup })
+    assert.throws(
+      () => lists.parse('https://public.test/', ['public.test', 'a.*.test']),
+      (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && error.message.startsWith('request.allowedDomains[1] "a.*.test" is not a valid domain list entry'),
     )
   })
 

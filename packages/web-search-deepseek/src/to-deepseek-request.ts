@@ -39,8 +39,8 @@ export function searchInstruction(query: string): string {
 /** Neutral request to the Messages body with the native web search server tool. */
 export function toDeepSeekRequest(request: SearchRequest, settings: DeepSeekRequestSettings): DeepSeekWireRequest {
   const tool: DeepSeekWebSearchTool = { type: 'web_search_20250305', name: 'web_search', max_uses: settings.maxUses }
-  const allowed = cleanDomains(request.allowedDomains)
-  const blocked = cleanDomains(request.blockedDomains)
+  const allowed = cleanDomains(request.allowedDomains, 'allowedDomains')
+  const blocked = cleanDomains(request.blockedDomains, 'blockedDomains')
   if (allowed.length) tool.allowed_domains = allowed
   // The tool takes one list or the other, never both: with both, only the allow list is sent.
   else if (blocked.length) tool.blocked_domains = blocked

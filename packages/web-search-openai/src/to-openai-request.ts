@@ -33,8 +33,8 @@ export function toOpenAIRequest(request: SearchRequest, settings: OpenAIRequestS
   if (settings.searchContextSize) tool.search_context_size = settings.searchContextSize
   const location = toUserLocation(request.userLocation)
   if (location) tool.user_location = location
-  const allowed = cleanDomains(request.allowedDomains)
-  const blocked = cleanDomains(request.blockedDomains)
+  const allowed = cleanDomains(request.allowedDomains, 'allowedDomains')
+  const blocked = cleanDomains(request.blockedDomains, 'blockedDomains')
   if (allowed.length) tool.filters = { allowed_domains: allowed }
 
   function reportFilters(sources: readonly SearchSource[]): SearchFilterReport[] {

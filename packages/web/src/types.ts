@@ -126,7 +126,8 @@ export interface FetchRequest {
   extract?: FetchExtract
   /**
    * Imposed by policy (never by the model): when present, every hop, the first
-   * included, must be on one of these domains or a subdomain of one.
+   * included, must be on an entry of this domain list (dsh-host's
+   * `DomainList`: docs/security.md, "Domain lists"); empty admits nothing.
    */
   allowedDomains?: string[]
   /**

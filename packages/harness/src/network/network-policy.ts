@@ -1,5 +1,5 @@
 import { type Context, Service } from 'cordis'
-import { NET_READ, type NetworkPolicyService, type ToolPreExecute } from 'dsh-host'
+import { DomainList, NET_READ, type NetworkPolicyService, type ToolPreExecute } from 'dsh-host'
 
 export type NetworkMode = 'allow' | 'deny' | 'allowlist'
 
@@ -8,40 +8,31 @@ export interface NetworkConfig {
   domains: string[]
 }
 
-/** Whether `host` is one of `domains` or a subdomain of one. */
-export function hostMatches(host: string, domains: string[]): boolean {
-  const name = host.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '')
-  return domains.some((domain) => name === domain || name.endsWith(`.${domain}`))
-}
-
-export function normaliseDomain(domain: string): string {
-  const trimmed = domain.trim().toLowerCase().replace(/\.$/, '')
-  try {
-    return new URL(`http://${trimmed}/`).hostname
-  } catch {
-    return trimmed
-  }
+/** The row's `domains` as a domain list; an entry that is not an accepted form throws, naming it. */
+export function parseNetworkDomains(config: Pick<NetworkConfig, 'domains'>): DomainList {
+  return DomainList.parse(config.domains, 'domains')
 }
 
 /**
  * `ctx.network`: the network policy for tools that declare `net_read`.
  * `allow` lets them run; `deny` refuses them; `allowlist` lets through only
- * calls whose `url` is on a listed domain (and fetch providers check every
- * redirect hop against `allowedDomains()`), and refuses calls without a URL.
+ * calls whose `url` is on an entry of `domains` (and fetch providers check
+ * every redirect hop against `allowedDomains()`), and refuses calls without a
+ * URL. An entry means what docs/security.md, "Domain lists", says.
  */
 export class NetworkPolicy extends Service<NetworkConfig> implements NetworkPolicyService {
-  private readonly domains: string[]
+  private readonly domains: DomainList
 
   constructor(ctx: Context, config: NetworkConfig) {
     super(ctx, 'network', true)
     this.config = config
-    this.domains = config.domains.map(normaliseDomain).filter(Boolean)
+    this.domains = parseNetworkDomains(config)
     ctx.on('tools/pre-execute', (request) => this.check(request))
   }
 
-  /** The domains every hop must stay on, under `allowlist`; otherwise undefined. */
+  /** The entries (normalised) every hop must match, under `allowlist`; otherwise undefined. */
   allowedDomains(): string[] | undefined {
-    return this.config.mode === 'allowlist' ? [...this.domains] : undefined
+    return this.config.mode === 'allowlist' ? this.domains.texts() : undefined
   }
 
   /** A refusal reason for the model, or undefined to let the call run. */
@@ -53,18 +44,25 @@ export class NetworkPolicy extends Service<NetworkConfig> implements NetworkPoli
       case 'deny':
         return `network access is switched off here (network policy mode: deny), so ${tool.name} cannot run.`
       case 'allowlist': {
+        const listed = this.domains.texts().join(', ') || 'none'
         const url = typeof input === 'object' && input !== null && !Array.isArray(input) ? input.url : undefined
         if (typeof url !== 'string') {
-          return `${tool.name} has no URL to check, and this network policy only allows requests to listed domains (${this.domains.join(', ') || 'none'}).`
+          return `${tool.name} has no URL to check, and this network policy only allows requests to listed domains (${listed}).`
         }
-        let host: string
+        let parsed: URL
         try {
-          host = new URL(url).hostname
+          parsed = new URL(url)
         } catch {
           return undefined // Not a URL: the tool itself refuses it with its own message.
         }
-        if (hostMatches(host, this.domains)) return undefined
-        return `${host} is not on this network policy's allowlist (${this.domains.join(', ') || 'none'}).`
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+          return `${tool.name} was given a ${parsed.protocol.slice(0, -1)} URL, and this network policy's allowlist admits only http and https URLs (${listed}).`
+        }
+        if (this.domains.includes(parsed)) return undefined
+        // With ports or paths in the list, the host alone does not say why.
+        const detailed = this.domains.entries.some((entry) => entry.port !== undefined || entry.path !== undefined)
+        const what = detailed ? `${parsed.origin}${parsed.pathname}` : parsed.hostname
+        return `${what} is not on this network policy's allowlist (${listed}).`
       }
     }
   }
