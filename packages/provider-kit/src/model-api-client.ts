@@ -7,6 +7,7 @@ import { Agent, type Dispatcher } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
 import { abortError, type CredentialRequest, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type PostJsonOptions, postJson, type ProviderErrorContext } from './transport.js'
+import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
 
 /** A vendor's model API as its provider package describes it. */
 export interface ModelApi {
@@ -75,9 +76,9 @@ export interface ModelApiCall {
   readonly credential: ResolvedCredential
   /** For the vendor's error mapping; names where the key came from, never the key. */
   readonly errorContext: ProviderErrorContext
-  /** `postJson` with this call's endpoint, key, signal, deadline, retries, dispatcher, size cap and sleep. */
+  /** `postJson` with this call's endpoint, key, signal, deadline, retries, dispatcher, size cap and sleep; the key is scrubbed from what it throws. */
   postJson(options: Pick<PostJsonOptions, 'headers' | 'body' | 'beforeDispatch' | 'toError'>): Promise<HttpAnswer>
-  /** `readSuccessBody` for this provider. */
+  /** `readSuccessBody` for this provider; every string of the body, and of what it throws, has the key scrubbed. */
   readSuccessBody<T>(answer: HttpAnswer, options: Omit<ReadSuccessBodyOptions<T>, 'providerId' | 'providerName'>): T
 }
 
@@ -169,8 +170,16 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           dispatcher,
           maxResponseBytes: settings.maxResponseBytes,
           sleep: deps.sleep,
+        }).catch((error: unknown) => {
+          throw scrubSecretFromError(error, credential.value)
         }),
-      readSuccessBody: (answer, options) => readSuccessBody(answer, { ...options, providerId, providerName }),
+      readSuccessBody: (answer, options) => {
+        try {
+          return scrubSecretDeep(readSuccessBody(answer, { ...options, providerId, providerName }), credential.value)
+        } catch (error) {
+          throw scrubSecretFromError(error, credential.value)
+        }
+      },
     }
   }
 
