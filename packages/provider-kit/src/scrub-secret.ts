@@ -58,11 +58,12 @@ export function scrubSecretDeep<T>(value: T, secret: string): T {
   return walk(value) as T
 }
 
-/** The message and every string detail of an error, scrubbed in place; the error is returned. */
+/** The message, the stack (which repeats the message) and every string detail of an error, scrubbed in place; the error is returned. */
 export function scrubSecretFromError<E>(error: E, secret: string): E {
   if (!(error instanceof Error)) return error
   const scrub = secretScrubber(secret)
   error.message = scrub(error.message)
+  if (typeof error.stack === 'string') error.stack = scrub(error.stack)
   const details = (error as { details?: unknown }).details
   if (details !== null && typeof details === 'object') {
     for (const [key, value] of Object.entries(details)) if (typeof value === 'string') (details as Record<string, unknown>)[key] = scrub(value)

@@ -67,6 +67,7 @@ describe('scrubSecret: the key in every form a provider may echo it', () => {
     const error = new WebError('WEB_PROVIDER_ERROR', `bad ${KEY}`, { details: { providerCode: KEY.slice(0, 14), status: 400 } })
     assert.equal(scrubSecretFromError(error, KEY), error)
     assert.equal(error.message, 'bad [redacted]')
+    assert.ok(!error.stack?.includes(KEY), error.stack)
     assert.deepEqual(error.details, { providerCode: '[redacted]', status: 400 })
   })
 
