@@ -5,6 +5,7 @@ import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, r
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
 import { runMcp } from './cli/mcp-command.js'
 import { runDocs } from './cli/docs-command.js'
+import { escapeForTerminal } from './cli/terminal.js'
 
 const HELP = `dsh: boot a composition of Cordis plugins and use its tools
 
@@ -37,7 +38,7 @@ options (every command that boots a composition):
 // Logs (Cordis and plugins) go to stderr; stdout carries only command output
 // (one JSON document with --json, protocol messages under dsh mcp).
 for (const target of Logger.targets) target.print = (text: string) => process.stderr.write(text + '\n')
-const toStderr = (...args: unknown[]) => void process.stderr.write(format(...args) + '\n')
+const toStderr = (...args: unknown[]) => void process.stderr.write(escapeForTerminal(format(...args)) + '\n')
 console.log = toStderr
 console.info = toStderr
 console.debug = toStderr
@@ -126,7 +127,8 @@ async function main(argv: string[], io: Output): Promise<number> {
 
 const io: Output = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+  // Messages quote errors, which may quote a page or a provider: never raw control characters on stderr.
+  err: (text) => process.stderr.write(escapeForTerminal(text.endsWith('\n') ? text : text + '\n')),
 }
 
 main(process.argv.slice(2), io).then(

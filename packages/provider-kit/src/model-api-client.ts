@@ -7,6 +7,7 @@ import { Agent, type Dispatcher } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
 import { abortError, type CredentialRequest, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson } from './transport.js'
+import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
 
 /** A vendor's search API as its provider package describes it. */
 export interface ModelApi {
@@ -85,9 +86,9 @@ export interface ModelApiCall {
   readonly apiKey: string
   /** For the vendor's error mapping; names where the key came from, never the key. */
   readonly errorContext: ProviderErrorContext
-  /** `requestJson` with this call's key, signal, deadline, retries, dispatcher, size cap and sleep; the endpoint unless the vendor gives its own URL (e.g. with a query string). */
+  /** `requestJson` with this call's key, signal, deadline, retries, dispatcher, size cap and sleep; the endpoint unless the vendor gives its own URL (e.g. with a query string); the key is scrubbed from what it throws. */
   request(options: Pick<JsonRequestOptions, 'method' | 'headers' | 'body' | 'beforeDispatch' | 'toError'> & { url?: URL }): Promise<HttpAnswer>
-  /** `readSuccessBody` for this provider. */
+  /** `readSuccessBody` for this provider; every string of the body, and of what it throws, has the key scrubbed. */
   readSuccessBody<T>(answer: HttpAnswer, options: Omit<ReadSuccessBodyOptions<T>, 'providerId' | 'providerName'>): T
 }
 
@@ -196,8 +197,16 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           dispatcher,
           maxResponseBytes: settings.maxResponseBytes,
           sleep: deps.sleep,
+        }).catch((error: unknown) => {
+          throw scrubSecretFromError(error, secret)
         }),
-      readSuccessBody: (answer, options) => readSuccessBody(answer, { ...options, providerId, providerName }),
+      readSuccessBody: (answer, options) => {
+        try {
+          return scrubSecretDeep(readSuccessBody(answer, { ...options, providerId, providerName }), secret)
+        } catch (error) {
+          throw scrubSecretFromError(error, secret)
+        }
+      },
     }
   }
 

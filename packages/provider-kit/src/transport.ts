@@ -226,8 +226,5 @@ function sleepWithSignal(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-/** Replaces every occurrence of the secret (when long enough to matter). */
-export function scrubSecret(text: string, secret: string): string {
-  if (!secret || secret.length < 4) return text
-  return text.split(secret).join('[redacted]')
-}
+// The key is scrubbed from whatever the provider wrote: whole, cut, or encoded (see scrub-secret.ts).
+export { quoteProviderText, REDACTED, scrubSecret, scrubSecretDeep, scrubSecretFromError, secretScrubber } from './scrub-secret.js'

@@ -1,5 +1,6 @@
 import { type Citation } from 'dsh-web'
-import { fenceUntrusted } from 'dsh-host'
+import { cleanUntrustedLine, fenceUntrusted } from 'dsh-host'
+import { LINE_MAX, SNIPPET_MAX, TITLE_MAX, URL_MAX } from './line-limits.js'
 import type { MergedSource } from './merge-sources.js'
 import type { QueryFailure, WebSearchOutput } from './search-output.js'
 
@@ -9,7 +10,9 @@ export const CITE_LINE = 'When you use these results, cite the URLs of the sourc
  * The model-facing text of a `web_search` call: a summary line, the filters,
  * every source as a markdown link with date and snippet, each provider answer
  * marked as model-written, the failed queries, and the line asking to cite.
- * Everything that came from the web sits inside the untrusted fence.
+ * Everything that came from the web sits inside the untrusted fence; what
+ * the provider wrote and is shown outside it (the searches it ran, filter
+ * notes, warnings, failure messages) is cleaned to one safe line.
  */
 export function renderSearch(output: WebSearchOutput): string {
   const lines: string[] = []
@@ -20,14 +23,14 @@ export function renderSearch(output: WebSearchOutput): string {
   lines.push(`Web search${via} for ${output.queries.length === 1 ? 'query' : `${output.queries.length} queries`} ${asked}: ${count} source${count === 1 ? '' : 's'}${failed}.`)
   const answered = output.queries.filter((query) => !output.failures.some((failure) => failure.query === query))
   if (output.queriesRun.length && !sameList(output.queriesRun, answered)) {
-    lines.push(`Searches the provider ran: ${output.queriesRun.map((query) => JSON.stringify(query)).join(', ')}.`)
+    lines.push(`Searches the provider ran: ${output.queriesRun.map((query) => JSON.stringify(oneLine(query, TITLE_MAX))).join(', ')}.`)
   }
   if (output.filters.length) {
-    const described = output.filters.map((report) => `${report.filter} ${report.honoured ? 'honoured' : 'NOT honoured'}${report.note ? ` (${report.note})` : ''}`)
+    const described = output.filters.map((report) => `${report.filter} ${report.honoured ? 'honoured' : 'NOT honoured'}${report.note ? ` (${oneLine(report.note, LINE_MAX)})` : ''}`)
     lines.push(`Filters: ${described.join('; ')}.`)
     if (output.filters.some((report) => !report.honoured)) lines.push('A filter that is NOT honoured may not hold for these results: check the URLs yourself.')
   }
-  for (const warning of output.warnings) lines.push(`Note: ${oneLine(warning)}`)
+  for (const warning of output.warnings) lines.push(`Note: ${oneLine(warning, LINE_MAX)}`)
 
   lines.push('')
   if (count) {
@@ -58,18 +61,18 @@ export function renderSearch(output: WebSearchOutput): string {
 
 /** A failure's message on one line, with what the model can do about it: wait as the provider asked, or retry. */
 export function describeFailure(failure: QueryFailure): string {
-  const message = oneLine(failure.message)
+  const message = oneLine(failure.message, LINE_MAX)
   if (failure.retryAfterMs !== undefined) return `${message} (the provider asks to wait ${Math.max(1, Math.ceil(failure.retryAfterMs / 1000))} s before retrying)`
   return failure.retryable ? `${message} (retrying may help)` : message
 }
 
 function renderSource(source: MergedSource, index: number, several: boolean): string {
-  const title = oneLine(source.title ?? '') || source.url
+  const title = oneLine(source.title ?? '', TITLE_MAX) || oneLine(source.url, URL_MAX)
   const extras: string[] = []
-  if (source.publishedDate) extras.push(`published ${oneLine(source.publishedDate)}`)
+  if (source.publishedDate) extras.push(`published ${oneLine(source.publishedDate, TITLE_MAX)}`)
   if (several) extras.push(`query ${source.queries.map((query) => query + 1).join(', ')}`)
   let text = `${index + 1}. [${escapeLinkText(title)}](${linkTarget(source.url)})${extras.length ? ` (${extras.join('; ')})` : ''}`
-  const snippet = oneLine(source.snippet ?? '')
+  const snippet = oneLine(source.snippet ?? '', SNIPPET_MAX)
   if (snippet) text += `\n   ${snippet}`
   return text
 }
@@ -77,7 +80,7 @@ function renderSource(source: MergedSource, index: number, several: boolean): st
 function renderAnswer(text: string, citations: Citation[]): string {
   if (!citations.length) return text
   const cited = citations.map((citation) => {
-    const quote = citation.citedText ? `: "${oneLine(citation.citedText)}"` : ''
+    const quote = citation.citedText ? `: "${oneLine(citation.citedText, SNIPPET_MAX)}"` : ''
     return `- ${citation.url}${quote}`
   })
   return `${text}\n\nCited:\n${cited.join('\n')}`
@@ -87,9 +90,13 @@ function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index])
 }
 
-/** Collapses line breaks and runs of spaces: one source stays one list item. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
+/**
+ * Provider or page text as one clean line (`cleanUntrustedLine`: no control
+ * or escape sequences, no invisible characters, no fence markers, whitespace
+ * collapsed), cut visibly past `maxLength`: one source stays one list item.
+ */
+export function oneLine(text: string, maxLength: number): string {
+  return cleanUntrustedLine(text, { maxLength })
 }
 
 function escapeLinkText(text: string): string {

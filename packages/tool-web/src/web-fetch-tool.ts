@@ -1,11 +1,12 @@
 import type { Context } from 'cordis'
-import type { FetchedDocument } from 'dsh-web'
-import type { ToolCallContext, ToolDefinition, ToolResult } from 'dsh-host'
+import { type FetchedDocument, WebError } from 'dsh-web'
+import { cleanUntrustedLine, type ToolCallContext, type ToolDefinition, type ToolResult } from 'dsh-host'
 import { limitOutput } from './artifact.js'
 import { withDeadline } from './deadline.js'
 import { capNote, type WebFetchInput, readFetchInput, webFetchInputSchema } from './fetch-input.js'
 import { toJsonData } from './json-data.js'
 import { policyAllowedDomains } from './network-policy.js'
+import { LINE_MAX } from './line-limits.js'
 import { isSuccessStatus, renderFetch } from './render-fetch.js'
 import type { ToolWebConfig } from './tool-web-config.js'
 
@@ -35,7 +36,9 @@ export function createWebFetchTool(ctx: Context, config: ToolWebConfig): ToolDef
 async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchInput, call: ToolCallContext): Promise<ToolResult> {
   const { request, cappedFrom } = readFetchInput(input, config.fetchMaxChars, policyAllowedDomains(ctx))
   const fetched = await withDeadline(call, { timeoutMs: config.fetchTimeoutMs, what: 'The web fetch', hint: FETCH_TIMEOUT_HINT }, ({ providerCall, race }) =>
-    race(ctx.web.fetch(request, providerCall)),
+    race(ctx.web.fetch(request, providerCall)).catch((error: unknown) => {
+      throw cleanErrorMessage(error)
+    }),
   )
   // The cap is said where programs (PTC code) look as well as in the text.
   const document: FetchedDocument =
@@ -44,8 +47,14 @@ async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchI
   const limited = await limitOutput(renderFetch(document), { tool: 'web_fetch', call, threshold: config.outputThreshold })
   const structured = toJsonData(limited.artifact ? { ...document, outputArtifact: limited.artifact } : document)
   if (isSuccessStatus(document)) return { content: limited.content, structured }
-  const message = document.error?.message ?? `The server answered with HTTP status ${document.status}.`
+  const message = document.error?.message ? cleanUntrustedLine(document.error.message, { maxLength: LINE_MAX }) : `The server answered with HTTP status ${document.status}.`
   return { content: limited.content, structured, isError: true, error: { code: 'WEB_HTTP_STATUS', message } }
+}
+
+/** A provider's error may quote the page or its server (a Location, a content type): its message is shown as one clean line. */
+function cleanErrorMessage(error: unknown): unknown {
+  if (WebError.is(error)) error.message = cleanUntrustedLine(error.message, { maxLength: LINE_MAX })
+  return error
 }
 
 const FETCH_TIMEOUT_HINT = 'the site may be slow or unreachable: try again later, or read another source.'

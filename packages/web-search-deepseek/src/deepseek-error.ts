@@ -1,24 +1,26 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseDeepSeekErrorBody } from './deepseek-messages-api.js'
-import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 
 export type DeepSeekErrorContext = ProviderErrorContext
 
 /**
  * A non-2xx answer of the Messages endpoint to a `WebError`. The body may be
  * the Anthropic envelope, the OpenAI-style one, or not JSON at all (a proxy's
- * HTML page); the provider's own message is quoted when there is one.
+ * HTML page); the provider's own message is quoted when there is one. All
+ * text the provider wrote is quoted with the key scrubbed, as one clean line.
  */
 export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorContext): WebError {
   const body = parseDeepSeekErrorBody(answer.text)
   // An error envelope under a 2xx status is classified by its Anthropic error type.
   const status = answer.status >= 300 ? answer.status : (STATUS_BY_ERROR_TYPE[String(body?.error?.type)] ?? 500)
-  const providerMessage = typeof body?.error?.message === 'string' ? scrubSecret(body.error.message, context.secret).slice(0, 500) : undefined
+  const quote = (text: string, maxLength: number) => quoteProviderText(text, context.secret, maxLength)
+  const providerMessage = typeof body?.error?.message === 'string' ? quote(body.error.message, MESSAGE_MAX) : undefined
   const providerCode = pickString(body?.error?.code, body?.error?.type)
   const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
-  if (providerCode) details.providerCode = providerCode
+  if (providerCode) details.providerCode = quote(providerCode, IDENTIFIER_MAX)
   const requestId = headerValue(answer.headers, 'request-id') ?? (typeof body?.request_id === 'string' ? body.request_id : undefined)
-  if (requestId) details.requestId = requestId
+  if (requestId) details.requestId = quote(requestId, IDENTIFIER_MAX)
 
   let code: WebErrorCode
   let retryable: boolean
@@ -46,11 +48,16 @@ export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorCont
   const quoted = providerMessage
     ? `: ${providerMessage}`
     : body === undefined && answer.text.trim()
-      ? ` (the body is not JSON${contentType(answer) ? `, ${contentType(answer)}` : ''})`
+      ? ` (the body is not JSON${contentType(answer) ? `, ${quote(contentType(answer)!, IDENTIFIER_MAX)}` : ''})`
       : ''
   const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
   return new WebError(code, `DeepSeek ${what} (HTTP ${answer.status})${quoted}${hint}`, { details, retryable })
 }
+
+/** The provider's message is quoted up to this many characters, then cut visibly. */
+const MESSAGE_MAX = 500
+/** A code, a request id, a content type. */
+const IDENTIFIER_MAX = 200
 
 /** Anthropic error types and the status each goes with. */
 const STATUS_BY_ERROR_TYPE: Record<string, number> = {

@@ -1,25 +1,27 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseOpenAIErrorBody } from './openai-responses-api.js'
-import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 
 export type OpenAIErrorContext = ProviderErrorContext
 
 /**
  * A non-2xx answer of the Responses endpoint to a `WebError`, quoting OpenAI's
  * own message. A 429 whose code is `insufficient_quota` is a quota refusal,
- * not a rate limit, and is not retried.
+ * not a rate limit, and is not retried. All text the provider wrote is quoted
+ * with the key scrubbed, as one clean line.
  */
 export function fromOpenAIError(answer: HttpAnswer, context: OpenAIErrorContext): WebError {
   const body = parseOpenAIErrorBody(answer.text)
   const error = body?.error
   // An error envelope under a 2xx status is classified by its code.
   const status = answer.status >= 300 ? answer.status : (STATUS_BY_ERROR_CODE[String(error?.code)] ?? 500)
-  const providerMessage = typeof error?.message === 'string' && error.message ? scrubSecret(error.message, context.secret).slice(0, 500) : undefined
+  const quote = (text: string, maxLength: number) => quoteProviderText(text, context.secret, maxLength)
+  const providerMessage = typeof error?.message === 'string' && error.message ? quote(error.message, MESSAGE_MAX) : undefined
   const providerCode = [error?.code, error?.type].find((value): value is string => typeof value === 'string' && value !== '')
   const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
-  if (providerCode) details.providerCode = providerCode
+  if (providerCode) details.providerCode = quote(providerCode, IDENTIFIER_MAX)
   const requestId = headerValue(answer.headers, 'x-request-id')
-  if (requestId) details.requestId = requestId
+  if (requestId) details.requestId = quote(requestId, IDENTIFIER_MAX)
 
   let code: WebErrorCode
   let retryable: boolean
@@ -48,10 +50,15 @@ export function fromOpenAIError(answer: HttpAnswer, context: OpenAIErrorContext)
     what = 'rejected the request'
   }
   const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
-  const quoted = providerMessage ? `: ${providerMessage}` : body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${type}` : ''})` : ''
+  const quoted = providerMessage ? `: ${providerMessage}` : body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${quote(type, IDENTIFIER_MAX)}` : ''})` : ''
   const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
   return new WebError(code, `OpenAI ${what} (HTTP ${answer.status})${quoted}${hint}`, { details, retryable })
 }
+
+/** The provider's message is quoted up to this many characters, then cut visibly. */
+const MESSAGE_MAX = 500
+/** A code, a request id, a content type. */
+const IDENTIFIER_MAX = 200
 
 /** Error codes OpenAI documents, and the status each goes with. */
 const STATUS_BY_ERROR_CODE: Record<string, number> = {

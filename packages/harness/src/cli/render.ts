@@ -1,6 +1,11 @@
 import type { RowState } from '../compose/boot.js'
 import type { CredentialDescription } from '../credentials/index.js'
 import type { SessionEvent, ToolInfo, ToolOutcome } from 'dsh-host'
+import { escapeForTerminal } from './terminal.js'
+
+// Every text here is for people: it passes through escapeForTerminal, which
+// writes control characters from content (a page, a provider, a config) as
+// visible escapes. --json output is JSON-escaped instead, by JSON.stringify.
 
 export function renderRows(rows: RowState[], layers: string[], problems: string[]): string {
   const lines = [`layers: ${layers.join(' -> ')}`, '']
@@ -11,7 +16,7 @@ export function renderRows(rows: RowState[], layers: string[], problems: string[
     if (row.status !== 'disabled') lines.push(...renderConfig(row, ' '.repeat(width + 2)))
   }
   if (problems.length) lines.push('', ...problems.map((problem) => `problem: ${problem}`))
-  return lines.join('\n')
+  return escapeForTerminal(lines.join('\n'))
 }
 
 /** One line per config key: its resolved value and where it came from (a file, the command line or the plugin's default). */
@@ -26,7 +31,7 @@ function renderConfig(row: RowState, indent: string): string[] {
 
 export function renderTools(tools: ToolInfo[]): string {
   if (!tools.length) return 'This composition exposes no tools.'
-  return tools
+  return escapeForTerminal(tools
     .map((tool) => {
       const properties = tool.inputSchema.properties ?? {}
       const required = new Set(tool.inputSchema.required ?? [])
@@ -36,20 +41,20 @@ export function renderTools(tools: ToolInfo[]): string {
       })
       return [`${tool.name}${tool.effects.length ? `  [${tool.effects.join(', ')}]` : ''}`, `  ${tool.description.split('\n').join('\n  ')}`, ...args].join('\n')
     })
-    .join('\n\n')
+    .join('\n\n'))
 }
 
 export function renderOutcome(outcome: ToolOutcome): string {
-  return outcome.content
+  return escapeForTerminal(outcome.content)
 }
 
 export function renderCredentials(list: CredentialDescription[]): string {
   if (!list.length) return 'No credentials are stored, and the composition references none.'
-  return list.map((item) => `${item.name}  ${item.configured ? `${item.source}${item.shadowed ? ' (also stored; the environment wins)' : ''}  <redacted>` : 'not set'}`).join('\n')
+  return escapeForTerminal(list.map((item) => `${item.name}  ${item.configured ? `${item.source}${item.shadowed ? ' (also stored; the environment wins)' : ''}  <redacted>` : 'not set'}`).join('\n'))
 }
 
 export function renderEvents(events: SessionEvent[]): string {
-  return events
+  return escapeForTerminal(events
     .map((event) => `#${event.seq} ${event.time} ${event.type}${event.visibility === 'log' ? ' [log]' : ''}\n  ${JSON.stringify(event.data)}`)
-    .join('\n')
+    .join('\n'))
 }

@@ -3,7 +3,7 @@ import { compose, type Composition } from '../compose/boot.js'
 import type { SessionService } from '../session/index.js'
 import type { ToolOutcome, ToolsService } from 'dsh-host'
 import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
-import { renderForTerminal, startSpinner } from './terminal.js'
+import { escapeForTerminal, renderForTerminal, startSpinner } from './terminal.js'
 
 export interface FetchFlags {
   format?: string
@@ -39,7 +39,7 @@ async function invokeInPreset(options: GlobalOptions, defaultPreset: string, too
     spinner?.stop()
     if (options.json) io.out(JSON.stringify({ session: session.id, ...outcome }, null, 2))
     else {
-      io.out(process.stdout.isTTY ? renderForTerminal(outcome.content) : outcome.content)
+      io.out(process.stdout.isTTY ? renderForTerminal(outcome.content) : escapeForTerminal(outcome.content))
       io.err(`dsh: session ${session.id}`)
     }
     return outcome.isError ? 1 : 0

@@ -1,5 +1,5 @@
-import { fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
-import { type SandboxResult, ToolCallFailure } from './code-sandbox.js'
+import { cleanUntrustedLine, fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
+import { type SandboxError, type SandboxResult, ToolCallFailure } from './code-sandbox.js'
 import { runCodeInWorker } from './code-runner.js'
 import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
 
@@ -99,13 +99,13 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
     : result.error.kind === 'memory' || result.error.kind === 'output' ? 'CODE_RESOURCE_LIMIT'
     : result.error.kind === 'cancelled' ? 'CODE_CANCELLED'
     : 'CODE_ERROR'
-  return { content, structured, isError: true, error: { code, message: `${result.error.name}: ${result.error.message}${result.error.line ? ` (line ${result.error.line})` : ''}` } }
+  return { content, structured, isError: true, error: { code, message: describeCodeError(result.error) } }
 }
 
 function renderRunCode(result: SandboxResult, calls: NestedCall[]): string {
   const parts: string[] = []
   if (result.error) {
-    parts.push(`Error: ${result.error.name}: ${result.error.message}${result.error.line ? ` (line ${result.error.line})` : ''}`)
+    parts.push(`Error: ${describeCodeError(result.error)}`)
   }
   if (calls.length) {
     parts.push(`Tool calls (${calls.length}):\n` + calls.map((item) => `- ${item.callId} ${item.tool}: ${item.isError ? `error ${item.code}` : 'ok'} (${item.durationMs} ms)`).join('\n'))
@@ -119,6 +119,18 @@ function renderRunCode(result: SandboxResult, calls: NestedCall[]): string {
     parts.push(result.value === undefined ? 'Result: undefined' : 'Result (JSON):\n' + fenceUntrusted(JSON.stringify(result.value, null, 2), 'run_code result'))
   }
   return parts.join('\n\n')
+}
+
+/**
+ * The error's name and message are the code's to set, and the code may have
+ * copied them from a page: shown outside the fence, they are cleaned to one
+ * line (no control or escape sequences, no invisible characters, no fence
+ * markers) and cut visibly when long.
+ */
+function describeCodeError(error: SandboxError): string {
+  const name = cleanUntrustedLine(String(error.name), { maxLength: 200 })
+  const message = cleanUntrustedLine(String(error.message), { maxLength: 2000 })
+  return `${name}: ${message}${error.line ? ` (line ${error.line})` : ''}`
 }
 
 function describeRunCode(callable: ToolInfo[], settings: RunCodeSettings): string {
