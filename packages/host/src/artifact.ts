@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { ArtifactWriteError } from './errors.js'
+import { dirname, join } from 'node:path'
+import { ArtifactWriteError, CodedError } from './errors.js'
+import { ensurePrivateFolder, openPrivateFile } from './private-files.js'
 import type { SessionHandle } from './session.js'
 
 /** A file that holds a result whole: where it is, its size and its hash. */
@@ -31,7 +33,9 @@ export interface WriteArtifactOptions {
  * Writes content whole to an artifact file: to `directory` when given, else
  * under the session's folder when there is a session, else a temp folder.
  * The name is `<stem>-<random>.<extension>`; an existing file is never
- * overwritten. A failure is an `ArtifactWriteError`, never a silent drop.
+ * overwritten. The folder is 0700 and the file 0600, and neither is reached
+ * through a symbolic link (a planted link is refused, never followed). A
+ * failure is an `ArtifactWriteError`, never a silent drop.
  */
 export async function writeArtifact(content: string, options: WriteArtifactOptions): Promise<ArtifactRef> {
   const folder = options.directory ?? (options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts'))
@@ -39,10 +43,17 @@ export async function writeArtifact(content: string, options: WriteArtifactOptio
   const file = join(folder, `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`)
   const bytes = Buffer.from(content, 'utf8')
   try {
-    await mkdir(folder, { recursive: true, mode: 0o700 })
-    await writeFile(file, bytes, { mode: 0o600, flag: 'wx' })
+    await mkdir(dirname(folder), { recursive: true, mode: 0o700 })
+    await ensurePrivateFolder(folder, 'The artifacts folder', { create: true })
+    const handle = await openPrivateFile(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'The artifact file')
+    try {
+      await handle.writeFile(bytes)
+    } finally {
+      await handle.close()
+    }
   } catch (error: any) {
-    throw new ArtifactWriteError(`The complete content (${bytes.length} bytes) could not be written to ${file}: ${error?.code ?? error?.message ?? error}.`, {
+    const why = CodedError.is(error) ? error.message : (error?.code ?? error?.message ?? error)
+    throw new ArtifactWriteError(`The complete content (${bytes.length} bytes) could not be written to ${file}: ${why}`.replace(/([^.])$/, '$1.'), {
       cause: error,
       details: { path: file, bytes: bytes.length },
     })

@@ -3,7 +3,7 @@ import { constants } from 'node:fs'
 import { readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { withFileLock } from '../file-lock.js'
-import { assertPrivateHome, openPrivateFile, syncFolder } from '../home.js'
+import { assertPrivateHome, openPrivateFile, syncFolder } from 'dsh-host'
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/
 

@@ -3,7 +3,7 @@ import { constants } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { JsonValue } from 'dsh-host'
-import { ensurePrivateFolder, openPrivateFile, syncFolder } from '../home.js'
+import { ensurePrivateFolder, openPrivateFile, syncFolder } from 'dsh-host'
 import { writeWhole } from './log-tail.js'
 
 /**

@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { SessionEvent } from 'dsh-host'
-import { openPrivateFile } from '../home.js'
+import { openPrivateFile } from 'dsh-host'
 
 /** A line longer than this is reported, not parsed (logs written before events were capped can hold them). */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import { openPrivateFile } from '../home.js'
+import { openPrivateFile } from 'dsh-host'
 import { isEvent, MAX_LINE_BYTES, TORN_SUFFIX } from './log-reader.js'
 
 /**
