@@ -24,6 +24,8 @@ export interface ModelApi {
    * without one (a self-hosted instance); a configured reference must still resolve.
    */
   credential?: 'required' | 'optional'
+  /** The config key of the literal credential, as named in messages; `apiKey` by default. */
+  literalKey?: string
   /** The vendor's endpoint from a base URL; throws when none can be built from it. */
   endpoint(baseURL: string): URL
 }
@@ -87,7 +89,7 @@ export interface ModelApiCall {
   /** For the vendor's error mapping; names where the key came from, never the key. */
   readonly errorContext: ProviderErrorContext
   /** `requestJson` with this call's key, signal, deadline, retries, dispatcher, size cap and sleep; the endpoint unless the vendor gives its own URL (e.g. with a query string); the key is scrubbed from what it throws. */
-  request(options: Pick<JsonRequestOptions, 'method' | 'headers' | 'body' | 'beforeDispatch' | 'toError'> & { url?: URL }): Promise<HttpAnswer>
+  request(options: Pick<JsonRequestOptions, 'method' | 'headers' | 'body' | 'beforeDispatch' | 'toError' | 'toRedirectError'> & { url?: URL }): Promise<HttpAnswer>
   /** `readSuccessBody` for this provider; every string of the body, and of what it throws, has the key scrubbed. */
   readSuccessBody<T>(answer: HttpAnswer, options: Omit<ReadSuccessBodyOptions<T>, 'providerId' | 'providerName'>): T
 }
@@ -168,7 +170,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           providerId,
           ref: settings.apiKeyEnv || undefined,
           literal: settings.apiKey || undefined,
-          literalKey: 'apiKey',
+          literalKey: api.literalKey ?? 'apiKey',
           signal,
         })
       : undefined
@@ -182,7 +184,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
         providerId,
         endpoint: url,
         secret,
-        ...(credential ? { credential: describeCredentialSource(credential, settings.apiKeyEnv) } : {}),
+        ...(credential ? { credential: describeCredentialSource(credential, settings.apiKeyEnv, api.literalKey) } : {}),
       },
       request: ({ url: target, ...options }) =>
         requestJson({

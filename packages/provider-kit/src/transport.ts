@@ -45,6 +45,12 @@ export interface JsonRequestOptions {
   beforeDispatch(attempt: number): Promise<void>
   /** Turns a non-2xx, non-3xx answer into the error to throw (or to retry on). */
   toError(answer: HttpAnswer): WebError
+  /**
+   * The vendor's reading of a redirect it recognises (e.g. a self-hosted
+   * instance's bot check sending the client to its front page); undefined for
+   * the default refusal. Either way the redirect is never followed.
+   */
+  toRedirectError?(answer: HttpAnswer, target: URL | undefined): WebError | undefined
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
@@ -70,7 +76,8 @@ export function backoffMs(retry: number): number {
  *
  * - never follows a redirect (the key would travel with it);
  * - retries at most `maxRetries` times (clamped to 2), only for 429 (not a
- *   quota refusal) and 5xx/529, and only when the wait ends before `deadline`;
+ *   quota refusal) and 5xx/529 whose error the vendor did not mark
+ *   `retryable: false`, and only when the wait ends before `deadline`;
  * - calls `beforeDispatch(attempt)` immediately before each HTTP attempt, so a
  *   call that ends before dispatch leaves no trace;
  * - the signal aborts the socket, the body read and any retry wait.
@@ -125,6 +132,8 @@ function redirectRefused(answer: HttpAnswer, options: JsonRequestOptions): WebEr
       )
     }
   }
+  const vendorError = options.toRedirectError?.(answer, target)
+  if (vendorError) return vendorError
   return new WebError(
     'WEB_REDIRECT_BLOCKED',
     `${providerName} answered HTTP ${answer.status} with a redirect${target ? ` to ${redactUrl(target)}` : ''}; ` +
@@ -133,8 +142,9 @@ function redirectRefused(answer: HttpAnswer, options: JsonRequestOptions): WebEr
   )
 }
 
-/** 429 unless it is a quota refusal, and every 5xx (529 included). */
+/** 429 unless it is a quota refusal, and every 5xx (529 included), unless the vendor says a retry will not help. */
 function isRetriedStatus(status: number, error: WebError): boolean {
+  if (!error.retryable) return false
   if (status === 429) return error.code === 'WEB_PROVIDER_RATE_LIMITED'
   return status >= 500 && status <= 599
 }

@@ -9,7 +9,8 @@ export const CITE_LINE = 'When you use these results, cite the URLs of the sourc
 /**
  * The model-facing text of a `web_search` call: a summary line, the filters,
  * every source as a markdown link with date and snippet, each provider answer
- * marked as model-written, the failed queries, and the line asking to cite.
+ * marked as model-written or as the engine's instant answer, the failed
+ * queries, and the line asking to cite.
  * Everything that came from the web sits inside the untrusted fence; what
  * the provider wrote and is shown outside it (the searches it ran, filter
  * notes, warnings, failure messages) is cleaned to one safe line.
@@ -44,8 +45,13 @@ export function renderSearch(output: WebSearchOutput): string {
   for (const answer of output.answers) {
     lines.push('')
     const forQuery = output.queries.length > 1 ? ` for ${JSON.stringify(answer.query)}` : ''
-    lines.push(`Summary${forQuery} written by the search provider's model (model-written, not a source: check its claims against the sources):`)
-    lines.push(fenceUntrusted(renderAnswer(answer.text, answer.citations), 'summary written by the search provider\'s model'))
+    if (answer.modelWritten) {
+      lines.push(`Summary${forQuery} written by the search provider's model (model-written, not a source: check its claims against the sources):`)
+      lines.push(fenceUntrusted(renderAnswer(answer.text, answer.citations), 'summary written by the search provider\'s model'))
+    } else {
+      lines.push(`Answer${forQuery} from the search engine's instant answer (no model wrote it; not a source: check it against the sources):`)
+      lines.push(fenceUntrusted(renderAnswer(answer.text, answer.citations), 'the search engine\'s instant answer'))
+    }
   }
 
   if (output.failures.length) {

@@ -12,12 +12,12 @@ export interface QueryFailure {
   retryAfterMs?: number
 }
 
-/** A provider's answer to one query: prose by its model, never page text. */
+/** A provider's answer to one query: prose by its model, or a search engine's instant answer (modelWritten false); never page text. */
 export interface QueryAnswer {
   query: string
   text: string
   citations: Citation[]
-  modelWritten: true
+  modelWritten: boolean
 }
 
 /** The structured output of `web_search`: what programs and PTC code receive. */
@@ -57,7 +57,7 @@ export function buildSearchOutput(request: Omit<SearchRequest, 'query'>, settled
   }
   const answers: QueryAnswer[] = []
   for (const { query, result } of results) {
-    if (result.answer?.text) answers.push({ query, text: result.answer.text, citations: result.answer.citations ?? [], modelWritten: true })
+    if (result.answer?.text) answers.push({ query, text: result.answer.text, citations: result.answer.citations ?? [], modelWritten: result.answer.modelWritten !== false })
   }
   const warnings: string[] = []
   for (const { query, result } of results) {

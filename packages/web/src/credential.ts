@@ -71,17 +71,18 @@ function raceSignal<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
 
 /**
  * Names where a resolved credential came from, for auth failures; never its
- * value. `ref` is the credential's name as the row gives it (`apiKeyEnv`).
+ * value. `ref` is the credential's name as the row gives it (`apiKeyEnv`);
+ * `literalKey` the config key of the literal (`apiKey` unless the provider names another).
  */
-export function describeCredentialSource(credential: ResolvedCredential, ref: string | undefined): string {
+export function describeCredentialSource(credential: ResolvedCredential, ref: string | undefined, literalKey = 'apiKey'): string {
   switch (credential.source) {
     case 'store':
       return `${ref} from the credentials store`
     case 'environment':
       return `${ref} from the environment`
     case 'config':
-      return 'the literal apiKey of the config row'
+      return `the literal ${literalKey} of the config row`
     default:
-      return `${ref ?? 'apiKey'} (${credential.source})`
+      return `${ref ?? literalKey} (${credential.source})`
   }
 }

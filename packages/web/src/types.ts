@@ -45,6 +45,8 @@ export interface SearchSource {
   snippet?: string
   /** As the provider gave it (e.g. "2 days ago" or an ISO date). */
   publishedDate?: string
+  /** For a metasearch provider: the names of the engines that returned this source, as the provider names them. */
+  engines?: string[]
 }
 
 export interface Citation {
@@ -56,11 +58,15 @@ export interface Citation {
   end?: number
 }
 
-/** Prose written by the provider's model about the results: never page text. */
+/**
+ * An answer beside the sources, never page text: either prose written by the
+ * provider's model (`modelWritten: true`), or a search engine's instant answer
+ * (a calculator result, an infobox: `modelWritten: false`), which no model wrote.
+ */
 export interface SearchAnswer {
   text: string
   citations: Citation[]
-  modelWritten: true
+  modelWritten: boolean
 }
 
 export type SearchFilterName = 'allowed_domains' | 'blocked_domains' | 'user_location'
