@@ -198,7 +198,7 @@ describe('searxng: domain filters as site: terms, reported as they held for the 
     server.reply('searxng-domains')
     const { provider } = providerFor(server)
     const result = await provider.search({ query: 'node lts', blockedDomains: ['GitHub.com'] }, call())
-    assert.equal(queryPairs(server.requests[0]!.path)[0]![1], 'node lts -site:GitHub.com')
+    assert.equal(queryPairs(server.requests[0]!.path)[0]![1], 'node lts -site:github.com', 'the entry is sent as the domain matcher normalises it')
     assert.deepEqual(result.filters, [
       { filter: 'blocked_domains', honoured: false, note: 'sent to SearXNG as -site: query terms, but 1 of 3 sources is on the blocked domains (github.com)' },
     ])
