@@ -45,7 +45,13 @@ export interface SearchSource {
   snippet?: string
   /** As the provider gave it (e.g. "2 days ago" or an ISO date). */
   publishedDate?: string
+  /** More excerpts of the same page, beside `snippet`, when the provider gives them; untrusted. */
+  extraSnippets?: string[]
+  /** What the provider listed the source as, when it says (a web page, a news article, a forum discussion). */
+  kind?: SearchSourceKind
 }
+
+export type SearchSourceKind = 'web' | 'news' | 'discussion'
 
 export interface Citation {
   url: string
