@@ -17,6 +17,8 @@ export const LOOPBACK_ONLY: Record<string, string | undefined> = {
   OPENAI_API_KEY: undefined,
   DEEPSEEK_SEARCH_BASE_URL: 'http://127.0.0.1:9',
   OPENAI_SEARCH_BASE_URL: 'http://127.0.0.1:9',
+  BRAVE_API_KEY: undefined,
+  BRAVE_SEARCH_BASE_URL: 'http://127.0.0.1:9',
 }
 
 export interface RunResult {
