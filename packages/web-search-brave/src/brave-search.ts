@@ -61,7 +61,10 @@ export function createBraveSearch(settings: BraveSearchSettings, deps: BraveSear
         const response = started.readSuccessBody(answer, {
           expected: 'a web search response',
           parse: parseBraveWebSearchResponse,
-          errorMessage: (text) => parseBraveError(text)?.detail ?? parseBraveError(text)?.code,
+          errorMessage: (text) => {
+            const error = parseBraveError(text)
+            return error?.detail || error?.code
+          },
           toError,
         })
         page = fromBravePage(response)
