@@ -19,6 +19,7 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-searxng': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
+  'dsh-web-search-brave': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
   'dsh-harness': ['dsh-host'],
 }

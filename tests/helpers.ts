@@ -18,6 +18,8 @@ export const LOOPBACK_ONLY: Record<string, string | undefined> = {
   DEEPSEEK_SEARCH_BASE_URL: 'http://127.0.0.1:9',
   OPENAI_SEARCH_BASE_URL: 'http://127.0.0.1:9',
   SEARXNG_BASE_URL: 'http://127.0.0.1:9',
+  BRAVE_API_KEY: undefined,
+  BRAVE_SEARCH_BASE_URL: 'http://127.0.0.1:9',
 }
 
 export interface RunResult {

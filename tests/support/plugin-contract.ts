@@ -46,6 +46,8 @@ export interface SearchPluginSubject {
   assertKeySent(request: ReceivedRequest, key: string, message?: string): void
   /** Asserts the vendor's own fields of a request event: the endpoint, and exactly which keys it has. */
   assertEventFields(data: Record<string, any>, server: FixtureServer): void
+  /** Asserts that a request event records the request the server received; by default, its `body` is the exact body sent. */
+  assertEventRecords?(data: Record<string, any>, request: ReceivedRequest): void
   /** What the credential header looks like, so that the session log is checked for it. */
   credentialHeader: RegExp
   /** The environment variable read when the row sets no baseURL, named in the unavailable reason. */
@@ -174,7 +176,8 @@ export function itResolvesTheKeyAtEveryCall(harness: PluginHarness): void {
       const data = event.data as Record<string, any>
       subject.assertEventFields(data, server)
       assert.equal(data.attempt, 1)
-      assert.equal(JSON.stringify(data.body), server.requests[index]!.body, 'the exact JSON body sent')
+      if (subject.assertEventRecords) subject.assertEventRecords(data, server.requests[index]!)
+      else assert.equal(JSON.stringify(data.body), server.requests[index]!.body, 'the exact JSON body sent')
     }
     const bytes = await harness.logText(session.id)
     for (const secret of ['sk-stored-first-1111', 'sk-rotated-second-2222', '1111', '2222']) {

@@ -47,7 +47,13 @@ export interface SearchSource {
   publishedDate?: string
   /** For a metasearch provider: the names of the engines that returned this source, as the provider names them. */
   engines?: string[]
+  /** More excerpts of the same page, beside `snippet`, when the provider gives them; untrusted. */
+  extraSnippets?: string[]
+  /** What the provider listed the source as, when it says (a web page, a news article, a forum discussion). */
+  kind?: SearchSourceKind
 }
+
+export type SearchSourceKind = 'web' | 'news' | 'discussion'
 
 export interface Citation {
   url: string
