@@ -63,7 +63,7 @@ describe('allowlist policy, web_fetch and the HTTP fetcher hold every redirect h
       // that only the domain list can stop the hop to it.
       privateHosts: ['127.0.0.1', 'a.test', 'b.test', 'www.b.test', 'c.test'],
     })
-    ctx.plugin(toolWeb, { search: false })
+    ctx.plugin(toolWeb, { search: false, fetch: true })
     await ctx.start()
     await ctx.lifecycle.flush()
     contexts.push(ctx)
