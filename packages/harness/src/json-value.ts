@@ -117,12 +117,12 @@ export function inspectJson(value: unknown, root = '$', limits: JsonLimits = {})
         if (prototype !== Object.prototype && prototype !== null) {
           return stop('json', frame, `is a ${prototype?.constructor?.name ?? 'non-plain'} object, not plain JSON data`)
         }
-        const entries = Object.entries(current)
-        result.bytes += 2 + Math.max(0, entries.length - 1)
-        for (let index = entries.length - 1; index >= 0; index--) {
-          const [key, child] = entries[index]
+        const keys = Object.keys(current)
+        result.bytes += 2 + Math.max(0, keys.length - 1)
+        for (let index = keys.length - 1; index >= 0; index--) {
+          const key = keys[index]
           result.bytes += stringBytes(key) + 1
-          stack.push({ value: child, key, parent: frame, depth: frame.depth + 1 })
+          stack.push({ value: (current as Record<string, unknown>)[key], key, parent: frame, depth: frame.depth + 1 })
         }
         break
       }
