@@ -60,12 +60,7 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
       return { content: [{ type: 'text' as const, text: `Error [TOO_MANY_CALLS]: ${message}` }], isError: true, _meta: { 'dsh/errorCode': 'TOO_MANY_CALLS', 'dsh/session': session.id } }
     }
     running++
-    let outcome
-    try {
-      outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: extra.signal })
-    } finally {
-      running--
-    }
+    const outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: extra.signal }).finally(() => running--)
     const structured = outcome.structured
     return {
       content: [{ type: 'text' as const, text: outcome.content }],
