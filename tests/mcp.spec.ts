@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { CLI, LOOPBACK_ONLY, PLUGINS, ROOT, tempHome } from './helpers.js'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CLI, dsh, LOOPBACK_ONLY, PLUGINS, ROOT, tempHome } from './helpers.js'
 import { PageServer } from './page-server.js'
 import { FixtureServer } from './support/fixture-server.js'
 
@@ -94,6 +96,23 @@ describe('dsh mcp', () => {
     assert.match(stderr, /dsh mcp: serving 1 tool\(s\)/)
     assert.match(stderr, /noisy plugin says hi/)
     assert.match(stderr, /noisy pre-execute/)
+  })
+
+  it('answers a 12 MiB message with an error naming the limit and keeps serving the connection (was: the server closed it and exited)', async () => {
+    const pid = (client.transport as StdioClientTransport).pid!
+    const oversized = client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(12 * 1024 * 1024) } })
+    await assert.rejects(oversized, (error: unknown) => {
+      assert.ok(error instanceof McpError, String(error))
+      assert.equal(error.code, ErrorCode.InvalidRequest)
+      assert.match(error.message, /the message is 12,58\d,\d{3} bytes \(12\.0 MiB\), more than the limit of 4,194,304 bytes \(4\.0 MiB\) per message \(dsh mcp --max-message-bytes 4194304\); it was discarded unread/)
+      return true
+    })
+    const { tools } = await client.listTools()
+    assert.deepEqual(tools.map((tool) => tool.name), ['echo'])
+    const result: any = await client.callTool({ name: 'echo', arguments: { text: 'still here' } })
+    assert.deepEqual(result.content, [{ type: 'text', text: 'mcp: still here' }])
+    assert.doesNotThrow(() => process.kill(pid, 0), 'dsh mcp is still running')
+    assert.match(stderr, /dsh mcp: refused a message: Invalid Request: the message is 12,58\d,\d{3} bytes/)
   })
 })
 
@@ -193,5 +212,194 @@ describe('dsh mcp with the ptc preset', () => {
       return events.find((event) => event.type === 'tool/result' && event.data.tool === 'run_code' && event.data.error?.code === 'CODE_CANCELLED')
     }, 'the cancelled run in the session log')
     assert.ok(cancelled)
+  })
+})
+
+/** `dsh mcp` driven by hand, for lines the SDK's client never writes: raw lines in, parsed lines out. */
+class RawDsh {
+  readonly received: any[] = []
+  stderr = ''
+  private exit: string | undefined
+  private notify = () => {}
+
+  private constructor(readonly child: ChildProcessWithoutNullStreams) {
+    let pending = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      pending += chunk
+      let newline
+      while ((newline = pending.indexOf('\n')) !== -1) {
+        this.received.push(JSON.parse(pending.slice(0, newline)))
+        pending = pending.slice(newline + 1)
+        this.notify()
+      }
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk))
+    child.on('exit', (code, signal) => {
+      this.exit = `dsh mcp exited (${signal ?? code}): ${this.stderr}`
+      this.notify()
+    })
+  }
+
+  static async start(args: string[], home: string): Promise<RawDsh> {
+    const env = Object.fromEntries(Object.entries({ ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }).filter(([, value]) => value !== undefined)) as Record<string, string>
+    const raw = new RawDsh(spawn(process.execPath, [CLI, 'mcp', ...args], { cwd: ROOT, env }))
+    const hello = await raw.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-test', version: '0' } })
+    assert.equal(hello.result.serverInfo.name, 'dsh')
+    await raw.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n')
+    return raw
+  }
+
+  write(text: string): Promise<void> {
+    return new Promise((resolve, reject) => this.child.stdin.write(text, (error) => (error ? reject(error) : resolve())))
+  }
+
+  async request(id: number, method: string, params: unknown = {}): Promise<any> {
+    await this.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
+    return this.answer(id)
+  }
+
+  /** The answer to request `id`; fails if the process exits first. */
+  async answer(id: number): Promise<any> {
+    for (;;) {
+      const found = this.received.find((message) => message.id === id && ('result' in message || 'error' in message))
+      if (found) return found
+      if (this.exit) throw new Error(`no answer to request ${id}: ${this.exit}`)
+      await new Promise<void>((resolve) => (this.notify = resolve))
+    }
+  }
+
+  /** The messages received before the answer to `id`, after the answer to `after`. */
+  between(after: number, id: number): any[] {
+    const start = this.received.findIndex((message) => message.id === after)
+    const end = this.received.findIndex((message) => message.id === id)
+    return this.received.slice(start + 1, end)
+  }
+
+  alive(): boolean {
+    return this.exit === undefined
+  }
+
+  async stop(): Promise<void> {
+    if (!this.alive()) return
+    const exited = new Promise((resolve) => this.child.once('exit', resolve))
+    this.child.stdin.end()
+    await exited
+  }
+}
+
+describe('dsh mcp read line by line', () => {
+  let home: string
+  let raw: RawDsh
+  before(async () => {
+    home = await tempHome()
+    const overlay = join(home, 'echo.cordis.yml')
+    await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: raw }\n`)
+    raw = await RawDsh.start(['--preset', 'minimal', '--config', overlay, '--max-message-bytes', '65536'], home)
+  })
+  after(async () => {
+    await raw?.stop()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  // Each refusal is written when its line is read, so it comes before the answer to the request on the next line.
+  it('answers a line that is not JSON with a parse error (id null) and keeps serving (was: no answer at all)', async () => {
+    await raw.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"\n')
+    const listed = await raw.request(2, 'tools/list')
+    assert.deepEqual(listed.result.tools.map((tool: any) => tool.name), ['echo'])
+    const refusals = raw.between(0, 2)
+    assert.equal(refusals.length, 1, 'one answer to the broken line')
+    assert.equal(refusals[0].id, null)
+    assert.equal(refusals[0].error.code, ErrorCode.ParseError)
+    assert.match(refusals[0].error.message, /^Parse error: the message is not valid JSON/)
+  })
+
+  it('answers JSON that is not a JSON-RPC message with an invalid-request error, with its id when it has one', async () => {
+    await raw.write('{"id":3,"hello":"world"}\n[{"jsonrpc":"2.0","id":4,"method":"ping"}]\n')
+    const called = await raw.request(5, 'tools/call', { name: 'echo', arguments: { text: 'fine' } })
+    assert.deepEqual(called.result.content, [{ type: 'text', text: 'raw: fine' }])
+    const refusals = raw.between(2, 5)
+    assert.deepEqual(refusals.map((message) => [message.id, message.error?.code]), [[3, ErrorCode.InvalidRequest], [null, ErrorCode.InvalidRequest]])
+    assert.match(refusals[0].error.message, /not a JSON-RPC 2\.0 request, notification or response \("jsonrpc" must be "2\.0"\)/)
+    assert.match(refusals[1].error.message, /a batch array: send one message per line/)
+  })
+
+  it('discards a line over --max-message-bytes as it streams, answers with the limit, and reads on', async () => {
+    // 1 MiB of text without a readable id, written in pieces, then a normal call on the same connection.
+    for (let piece = 0; piece < 16; piece++) await raw.write('x'.repeat(64 * 1024))
+    await raw.write('\n')
+    const called = await raw.request(6, 'tools/call', { name: 'echo', arguments: { text: 'after the flood' } })
+    assert.deepEqual(called.result.content, [{ type: 'text', text: 'raw: after the flood' }])
+    const refusals = raw.between(5, 6)
+    assert.equal(refusals.length, 1, 'one answer to the oversized line')
+    const [refusal] = refusals
+    assert.equal(refusal.id, null)
+    assert.equal(refusal.error.code, ErrorCode.InvalidRequest)
+    assert.match(refusal.error.message, /the message is 1,048,576 bytes \(1\.0 MiB\), more than the limit of 65,536 bytes \(64\.0 KiB\) per message \(dsh mcp --max-message-bytes 65536\)/)
+    assert.deepEqual(refusal.error.data, { limit: 'dsh mcp --max-message-bytes 65536', maxBytes: 65536, bytes: 1_048_576 })
+    // With the id first, the refusal carries it.
+    await raw.write(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${'y'.repeat(100_000)}"}}}\n`)
+    const refused = await raw.answer(7)
+    assert.equal(refused.error?.code, ErrorCode.InvalidRequest, JSON.stringify(refused).slice(0, 300))
+    assert.ok(raw.alive())
+  })
+
+  it('refuses arguments nested 30,000 levels deep as INVALID_ARGUMENT, logs the refusal small, and keeps serving (was: Maximum call stack size exceeded)', async () => {
+    const deep = '['.repeat(30_000) + ']'.repeat(30_000) // 60,000 bytes: under the line limit, far over the depth limit
+    await raw.write(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":${deep}}}}\n`)
+    const refused = await raw.answer(8)
+    assert.equal(refused.result?.isError, true, JSON.stringify(refused).slice(0, 500))
+    assert.equal(refused.result._meta['dsh/errorCode'], 'INVALID_ARGUMENT')
+    assert.match(refused.result.content[0].text, /is nested 65 levels deep, deeper than the limit of 64/)
+    const called = await raw.request(9, 'tools/call', { name: 'echo', arguments: { text: 'and on' } })
+    assert.deepEqual(called.result.content, [{ type: 'text', text: 'raw: and on' }])
+    const [id] = await readdir(join(home, 'sessions'))
+    const log = join(home, 'sessions', id, 'events.jsonl')
+    const events = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+    const call = events.find((event) => event.type === 'tool/call' && event.data.callId === refused.result._meta['dsh/callId'])
+    assert.equal(call.data.refused.code, 'INVALID_ARGUMENT')
+    assert.equal(call.data.inputBytes, '{"text":'.length + 60_000 + '}'.length)
+    assert.ok((await stat(log)).size < 32 * 1024)
+  })
+})
+
+describe('dsh mcp with a cap on concurrent calls', () => {
+  let home: string
+  let client: Client
+  before(async () => {
+    home = await tempHome()
+    const overlay = join(home, 'gate.cordis.yml')
+    await writeFile(overlay, `- id: gate\n  name: ${PLUGINS}/gate-tool.mjs\n`)
+    client = await connectDsh(['--preset', 'minimal', '--config', overlay, '--max-concurrent-calls', '2'], home)
+  })
+  after(async () => {
+    await client?.close()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('answers a call over --max-concurrent-calls with an error naming the limit; the calls in flight complete', async () => {
+    const gate = join(home, 'open')
+    const first = client.callTool({ name: 'wait_for_file', arguments: { path: gate } })
+    const second = client.callTool({ name: 'wait_for_file', arguments: { path: gate } })
+    // The give-up time only keeps a server without the cap from hanging the suite; nothing here is timed.
+    const third: any = await client.callTool({ name: 'wait_for_file', arguments: { path: gate } }, undefined, { timeout: 60_000 })
+    assert.equal(third.isError, true)
+    assert.equal(third._meta['dsh/errorCode'], 'TOO_MANY_CALLS')
+    assert.match(third.content[0].text, /2 tool calls are already running on this connection, the limit \(dsh mcp --max-concurrent-calls 2\)/)
+    await writeFile(gate, '')
+    for (const result of (await Promise.all([first, second])) as any[]) {
+      assert.equal(result.isError, false, result.content[0].text)
+      assert.equal(result.content[0].text, `found ${gate}`)
+    }
+    const again: any = await client.callTool({ name: 'wait_for_file', arguments: { path: gate } })
+    assert.equal(again.isError, false)
+  })
+
+  it('takes whole numbers only for its limits', async () => {
+    const result = await dsh(['mcp', '--max-concurrent-calls', '0'], { home })
+    assert.equal(result.code, 2)
+    assert.match(result.stderr, /--max-concurrent-calls takes a whole number of at least 1, not "0" \(default 8\)/)
+    const bytes = await dsh(['mcp', '--max-message-bytes', '4MB'], { home })
+    assert.equal(bytes.code, 2)
+    assert.match(bytes.stderr, /--max-message-bytes takes a whole number of at least 1024, not "4MB" \(default 4194304\)/)
   })
 })

@@ -25,7 +25,9 @@ commands:
                                       web_fetch in the standard preset; the last two are operator
                                       settings for the fetch provider, never the model's
   run-code FILE|-                     run_code in the ptc preset (- reads the code from stdin)
-  mcp                                 serve the composition's tools over MCP on stdio
+  mcp [--max-message-bytes N] [--max-concurrent-calls N]
+                                      serve the composition's tools over MCP on stdio
+                                      (defaults: 4194304 bytes per message, 8 calls at once)
   docs tools [FILE]                   the tools reference made from the registered schemas
 
 options (every command that boots a composition):
@@ -62,6 +64,8 @@ async function main(argv: string[], io: Output): Promise<number> {
         extract: { type: 'string' },
         'private-host': { type: 'string', multiple: true },
         resolve: { type: 'string', multiple: true },
+        'max-message-bytes': { type: 'string' },
+        'max-concurrent-calls': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -89,6 +93,8 @@ async function main(argv: string[], io: Output): Promise<number> {
   const fetchFlags = ['format', 'max-chars', 'offset', 'extract', 'private-host', 'resolve'] as const
   const misplaced = fetchFlags.find((flag) => values[flag] !== undefined)
   if (misplaced && command !== 'fetch') throw new UsageError(`--${misplaced} goes with dsh fetch.`)
+  const mcpFlag = (['max-message-bytes', 'max-concurrent-calls'] as const).find((flag) => values[flag] !== undefined)
+  if (mcpFlag && command !== 'mcp') throw new UsageError(`--${mcpFlag} goes with dsh mcp.`)
   switch (command) {
     case 'compose':
       if (args.length) throw new UsageError('usage: dsh compose [--json]')
@@ -118,8 +124,8 @@ async function main(argv: string[], io: Output): Promise<number> {
     case 'docs':
       return runDocs(options, args, io)
     case 'mcp':
-      if (args.length || options.json) throw new UsageError('usage: dsh mcp [--preset NAME] [--config FILE]...')
-      return runMcp(options, io)
+      if (args.length || options.json) throw new UsageError('usage: dsh mcp [--preset NAME] [--config FILE]... [--max-message-bytes N] [--max-concurrent-calls N]')
+      return runMcp(options, io, { maxMessageBytes: values['max-message-bytes'], maxConcurrentCalls: values['max-concurrent-calls'] })
     default:
       throw new UsageError(`Unknown command "${command}". Run dsh --help for usage.`)
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -104,5 +105,103 @@ describe('tools service', () => {
     assert.ok(!ctx.tools.has('temp'))
     assert.throws(() => ctx.tools.register({ name: 'open', description: 'x', inputSchema: { type: 'object', properties: {} } as any, handler: async () => ({ content: '' }) }), /must be closed/)
     assert.throws(() => ctx.tools.register({ name: 'echo', description: 'x', inputSchema: { type: 'object', properties: {}, additionalProperties: false }, handler: async () => ({ content: '' }) }), /already registered/)
+  })
+})
+
+/** `{ text: [[[…1…]]] }` with `levels` arrays around the 1, built without recursion. */
+function nested(levels: number): { text: unknown } {
+  let value: unknown = 1
+  for (let level = 0; level < levels; level++) value = [value]
+  return { text: value }
+}
+
+describe('tools service: inputs are checked before they are logged', () => {
+  let home: string
+  let ctx: Context
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'dsh-tools-input-'))
+    ctx = new Context()
+    ctx.plugin(session, { home })
+    ctx.plugin(tools, { mode: 'native' })
+    ctx.plugin(echo, { prefix: 'echo' })
+    await ctx.start()
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  it('refuses an input nested 100,000 levels deep with INVALID_ARGUMENT naming the depth limit and the path (was: Maximum call stack size exceeded, nothing logged)', async () => {
+    const s = await ctx.session.create()
+    const outcome = await ctx.tools.invoke('echo', nested(100_000), { session: s })
+    assert.equal(outcome.error?.code, 'INVALID_ARGUMENT')
+    assert.match(outcome.content, /input\.text\[0\]\[0\].*is nested 65 levels deep, deeper than the limit of 64\. The limit is the tools row's inputMaxDepth/)
+    const events = await s.read()
+    assert.deepEqual(events.map((event) => event.type), ['tool/call', 'tool/result'])
+    const call = events[0].data as any
+    assert.equal(call.refused.code, 'INVALID_ARGUMENT')
+    assert.equal(call.inputBytes, '{"text":'.length + 2 * 100_000 + '1}'.length)
+    assert.equal(call.input, undefined)
+    assert.ok(call.inputPreview.length <= 2000 && call.inputPreview.startsWith('{"text":[[[['))
+    // The service still answers.
+    assert.equal((await ctx.tools.invoke('echo', { text: 'after' })).content, 'echo: after')
+  })
+
+  it('refuses a 5 MB input by the size limit and keeps the session log small (was: the whole input written to the log)', async () => {
+    const s = await ctx.session.create()
+    const outcome = await ctx.tools.invoke('echo', { text: 'x'.repeat(5_000_000) }, { session: s })
+    assert.equal(outcome.error?.code, 'INVALID_ARGUMENT')
+    assert.match(outcome.content, /input is 5,000,011 bytes \(4\.8 MiB\) as JSON, more than the limit of 1,048,576 bytes \(1\.0 MiB\); the largest part is input\.text, 5,000,002 bytes/)
+    assert.match(outcome.content, /inputMaxBytes/)
+    const call = (await s.read())[0].data as any
+    assert.equal(call.inputBytes, Buffer.byteLength(JSON.stringify({ text: 'x'.repeat(5_000_000) })))
+    assert.equal(call.refused.code, 'INVALID_ARGUMENT')
+    assert.ok((await stat(join(s.dir, 'events.jsonl'))).size < 16 * 1024, 'the log holds a preview, not the input')
+  })
+
+  it('logs a valid 200 KB input after validation as a preview with its size and sha256', async () => {
+    const s = await ctx.session.create()
+    const input = { text: 'y'.repeat(200_000) }
+    const outcome = await ctx.tools.invoke('echo', input, { session: s })
+    assert.equal(outcome.isError, false, outcome.content)
+    const [call, result] = await s.read()
+    const text = JSON.stringify(input)
+    assert.deepEqual(call.data, {
+      callId: outcome.callId,
+      tool: 'echo',
+      inputBytes: Buffer.byteLength(text),
+      inputSha256: createHash('sha256').update(text).digest('hex'),
+      inputPreview: text.slice(0, 2000),
+    })
+    assert.equal(result.type, 'tool/result')
+    // An invalid input is refused on the schema, and the call records that it was.
+    const refused = await ctx.tools.invoke('echo', { text: 'y'.repeat(200_000), extra: 1 }, { session: s })
+    assert.equal(refused.error?.code, 'INVALID_ARGUMENT')
+    const [, , refusedCall] = await s.read()
+    assert.equal((refusedCall.data as any).refused.code, 'INVALID_ARGUMENT')
+    assert.equal((refusedCall.data as any).input, undefined)
+  })
+
+  it('logs a call made from run_code code once, not twice (was: tool/code-dispatch-start and tool/call both held the input)', async () => {
+    const ptc = new Context()
+    ptc.plugin(session, { home })
+    ptc.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 10_000 })
+    ptc.plugin(echo, { prefix: 'echo' })
+    await ptc.start()
+    const s = await ptc.session.create()
+    const marker = 'logged-once-' + 'z'.repeat(64)
+    const outcome = await ptc.tools.invoke('run_code', { code: `await tools.echo({ text: ${JSON.stringify(marker)} })` }, { session: s })
+    assert.equal(outcome.isError, false, outcome.content)
+    const raw = await readFile(join(s.dir, 'events.jsonl'), 'utf8')
+    const holding = raw.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.data.input?.text === marker)
+    assert.deepEqual(holding.map((event) => [event.type, event.visibility, event.data.callId]), [['tool/call', 'log', `${outcome.callId}:code:1`]])
+  })
+
+  it('takes its limits from the tools row', async () => {
+    const strict = new Context()
+    strict.plugin(tools, { mode: 'native', inputMaxDepth: 3, inputMaxBytes: 2048 })
+    strict.plugin(echo, { prefix: 'echo' })
+    await strict.start()
+    assert.match((await strict.tools.invoke('echo', nested(3))).content, /nested 4 levels deep, deeper than the limit of 3/)
+    assert.match((await strict.tools.invoke('echo', { text: 'w'.repeat(3000) })).content, /more than the limit of 2,048 bytes/)
+    assert.equal((await strict.tools.invoke('echo', nested(2))).error?.code, 'INVALID_ARGUMENT') // deep enough to pass, but not a string
+    assert.match((await strict.tools.invoke('echo', nested(2))).content, /"text" must be string/)
   })
 })

@@ -12,6 +12,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   runCodeMaxTimeoutMs: Schema.natural().role('ms').min(100).max(600_000).default(120_000).description('run_code: the largest timeout_ms the model may ask for.'),
   runCodeMemoryMb: Schema.natural().min(8).max(1024).default(64).description('run_code: memory limit of the interpreter, in MB.'),
   outputThreshold: Schema.natural().min(1000).default(50_000).description('run_code: characters of output above which the whole is saved as an artifact.'),
+  inputMaxDepth: Schema.natural().min(2).max(1000).default(64).description('Deepest nesting of objects and arrays in one tool input; deeper inputs are refused with INVALID_ARGUMENT.'),
+  inputMaxBytes: Schema.natural().min(1024).max(64 * 1024 * 1024).default(1024 * 1024).description('Largest tool input, in bytes of its JSON text; larger inputs are refused with INVALID_ARGUMENT.'),
 })
 
 export function apply(ctx: Context, config: Config) {

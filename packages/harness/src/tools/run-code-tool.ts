@@ -68,7 +68,7 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
     callTool: async (tool, toolInput) => {
       const callId = `${call.callId}:code:${++counter}`
       const started = Date.now()
-      await call.session?.append('tool/code-dispatch-start', { callId, parentCallId: call.callId, tool, input: toolInput as JsonValue })
+      await call.session?.append('tool/code-dispatch-start', { callId, parentCallId: call.callId, tool })
       const outcome = await host.invoke(tool, toolInput, { session: call.session, signal: call.signal, callId, nested: true })
       const record: NestedCall = { callId, tool, isError: outcome.isError, ...(outcome.error ? { code: outcome.error.code } : {}), durationMs: Date.now() - started }
       calls.push(record)

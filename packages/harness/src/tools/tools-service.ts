@@ -3,6 +3,7 @@ import { type Context, Service } from 'cordis'
 import { findNonJson } from '../json-value.js'
 import { CodedError, type InvokeOptions, type JsonValue, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
 import { compileInputSchema, describeInputErrors } from './validate-input.js'
+import { DEFAULT_INPUT_LIMITS, describeInputRefusal, inspectInput, recordInput } from './input-record.js'
 import { createRunCodeTool, RUN_CODE, type RunCodeHost } from './run-code-tool.js'
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/
@@ -20,6 +21,10 @@ export interface ToolsConfig {
   runCodeMemoryMb: number
   /** Characters of model-facing run_code output above which the whole is saved as an artifact. */
   outputThreshold: number
+  /** Deepest nesting of objects and arrays in a tool input (default 64). */
+  inputMaxDepth?: number
+  /** Largest tool input, in UTF-8 bytes of its JSON text (default 1 MiB). */
+  inputMaxBytes?: number
 }
 
 /**
@@ -93,9 +98,17 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
     const started = Date.now()
     // A call made from run_code's code is an audit record: the model saw run_code, not this call.
     const visibility = options.nested ? 'log' : 'surface'
-    const inputProblem = findNonJson(input, 'input')
-    const recordedInput: JsonValue = inputProblem ? String(input) : (input as JsonValue)
-    await session?.append('tool/call', { callId, tool: name, input: recordedInput }, { visibility })
+    // Checked before anything else reads it: the walk has no recursion, and a refused input is never serialised whole.
+    const inspection = inspectInput(input, { maxDepth: this.config.inputMaxDepth ?? DEFAULT_INPUT_LIMITS.maxDepth, maxBytes: this.config.inputMaxBytes ?? DEFAULT_INPUT_LIMITS.maxBytes })
+    const entry = this.registry.get(name)
+    const refused = inspection.problem ? failure('INVALID_ARGUMENT', describeInputRefusal(name, inspection)) : this.check(name, entry, input, options)
+    // Validated first, then logged once (a call from code too): the input whole when small, else its size, hash and a preview.
+    await session?.append('tool/call', {
+      callId,
+      tool: name,
+      ...recordInput(input, inspection),
+      ...(refused?.error ? { refused: { code: refused.error.code, message: refused.error.message } } : {}),
+    }, { visibility })
 
     const finish = async (result: ToolResult): Promise<ToolOutcome> => {
       const outcome: ToolOutcome = {
@@ -114,22 +127,9 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
       return outcome
     }
 
-    const entry = this.registry.get(name)
-    if (!entry) {
-      const known = this.list().map((tool) => tool.name)
-      return finish(failure('TOOL_NOT_FOUND', `There is no tool named "${name}". Available tools: ${known.join(', ') || 'none'}.`))
-    }
-    if (this.config.mode === 'ptc' && !options.nested && name !== RUN_CODE) {
-      return finish(failure('TOOL_NOT_EXPOSED', `In PTC mode the model sees only run_code; call ${name} from its code: \`await tools.${name}({ ... })\`.`))
-    }
-    if (inputProblem || typeof input !== 'object' || input === null || Array.isArray(input)) {
-      return finish(failure('INVALID_ARGUMENT', `The input of ${name} must be a JSON object of arguments.`))
-    }
-    if (!entry.validate(input)) {
-      const problems = describeInputErrors(entry.definition.inputSchema, entry.validate.errors ?? [])
-      return finish(failure('INVALID_ARGUMENT', `Invalid input for ${name}: ${problems.join('; ')}.`))
-    }
-    const refusal = await this.ctx.serial('tools/pre-execute', { tool: toInfo(entry.definition), input: input as JsonValue, callId, session })
+    if (refused) return finish(refused)
+    const { definition } = entry as Registered // check() refuses a name with no entry
+    const refusal = await this.ctx.serial('tools/pre-execute', { tool: toInfo(definition), input: input as JsonValue, callId, session })
     if (refusal) {
       return finish(failure('TOOL_REFUSED', `The call to ${name} was refused by policy: ${refusal}`))
     }
@@ -137,12 +137,31 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
       return finish(failure('WEB_ABORTED', `The call to ${name} was cancelled before it started.`))
     }
     try {
-      const result = await entry.definition.handler(input, { callId, signal, session })
+      const result = await definition.handler(input, { callId, signal, session })
       return finish(result)
     } catch (error) {
       if (CodedError.is(error)) return finish(failure(error.code, error.message))
       return finish(await this.bug(name, callId, error, session))
     }
+  }
+
+  /** The refusals that need no more than the name and a JSON input within the limits; undefined when the call may go ahead. */
+  private check(name: string, entry: Registered | undefined, input: unknown, options: { nested?: boolean }): ToolResult | undefined {
+    if (!entry) {
+      const known = this.list().map((tool) => tool.name)
+      return failure('TOOL_NOT_FOUND', `There is no tool named "${name}". Available tools: ${known.join(', ') || 'none'}.`)
+    }
+    if (this.config.mode === 'ptc' && !options.nested && name !== RUN_CODE) {
+      return failure('TOOL_NOT_EXPOSED', `In PTC mode the model sees only run_code; call ${name} from its code: \`await tools.${name}({ ... })\`.`)
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return failure('INVALID_ARGUMENT', `The input of ${name} must be a JSON object of arguments.`)
+    }
+    if (!entry.validate(input)) {
+      const problems = describeInputErrors(entry.definition.inputSchema, entry.validate.errors ?? [])
+      return failure('INVALID_ARGUMENT', `Invalid input for ${name}: ${problems.join('; ')}.`)
+    }
+    return undefined
   }
 
   /** Anything but a CodedError is a bug: the stack goes to the log, the model gets a plain notice. */
