@@ -123,16 +123,10 @@ export function parseProxyUrl(source: ProxySource): URL {
   return url
 }
 
-/** A proxy value fit for a message: its origin when it parses, never `user:password@`. */
+/** A proxy value fit for a message: anything before an `@` (user:password, however written) hidden. */
 function redactProxy(value: string): string {
-  try {
-    const url = new URL(value)
-    url.username = ''
-    url.password = ''
-    return url.href
-  } catch {
-    return value.replace(/^[^@/]*@/, '<credentials>@').slice(0, 120)
-  }
+  const shown = value.includes('@') ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, '$1<credentials>@') : value
+  return shown.length > 120 ? `${shown.slice(0, 120)}…` : shown
 }
 
 /** The route of one request: direct, or through which proxy. */
