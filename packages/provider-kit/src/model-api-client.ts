@@ -3,9 +3,9 @@
  * instance (its connections, base URL, availability) and, per search, the
  * credential, the deadline and the transport bound to them.
  */
-import { Agent, type Dispatcher } from 'undici'
+import { Agent, type Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
-import { abortError, type CredentialRequest, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
+import { abortError, chooseRoute, type CredentialRequest, type HopRoute, readProxySettings, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
 
@@ -42,7 +42,22 @@ export interface ModelSearchSettings {
   /** At most 2. */
   maxRetries?: number
   maxResponseBytes?: number
+  /** The proxy route; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY (read from `deps.env`). */
+  proxy?: ModelSearchProxy
 }
+
+/** A provider row's `proxy` section (docs/security.md, "Through a proxy"). */
+export interface ModelSearchProxy {
+  /** The proxy for the endpoint, http://HOST:PORT. */
+  url?: string
+  /** Hosts that go direct, NO_PROXY entries. */
+  noProxy?: string[]
+  /** Name of a credential holding `user:password` for the proxy. */
+  credential?: string
+}
+
+/** The route each call's requests take, for its log-only request events. */
+const callRoutes = new WeakMap<ProviderCall, { route: HopRoute; proxy?: string }>()
 
 /** What a model-API search provider is given besides its settings. */
 export interface ModelSearchDeps {
@@ -100,6 +115,29 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const dispatcher = deps.dispatcher ?? ownDispatcher!
   const env = deps.env ?? process.env
   const credentialRequired = (api.credential ?? 'required') === 'required'
+  // The route to the endpoint: the same chooseRoute as the fetch provider; one ProxyAgent per proxy and credential.
+  const proxySettings = readProxySettings(env, settings.proxy ?? {})
+  const proxyAgents = new Map<string, ProxyAgent>()
+
+  async function routeDispatcher(url: URL, signal: AbortSignal, call: ProviderCall): Promise<Dispatcher> {
+    const route = chooseRoute(url, proxySettings)
+    callRoutes.set(call, route.kind === 'proxy' ? { route: 'proxy', proxy: route.origin } : { route: 'direct' })
+    if (deps.dispatcher || route.kind === 'direct') return dispatcher
+    const ref = settings.proxy?.credential
+    const credential = ref ? (await deps.resolveCredential({ providerId, ref, literalKey: 'proxy.credential', signal })).value : undefined
+    const key = `${route.url.href}\n${credential ?? ''}`
+    let agent = proxyAgents.get(key)
+    if (!agent) {
+      agent = new ProxyAgent({
+        uri: route.url.href,
+        ...(credential ? { token: `Basic ${Buffer.from(credential, 'utf8').toString('base64')}` } : {}),
+        proxyTls: { timeout: 15_000 },
+        requestTls: { timeout: 15_000, rejectUnauthorized: true },
+      })
+      proxyAgents.set(key, agent)
+    }
+    return agent
+  }
 
   /** The base URL in effect and the setting it came from, as named in messages. */
   /** The base URL in effect and the setting it came from; undefined when none is set and there is no default. */
@@ -174,6 +212,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           signal,
         })
       : undefined
+    const callDispatcher = await routeDispatcher(url, signal, call)
     if (signal.aborted) throw abortError(signal, `The ${providerName} search`)
     const secret = credential?.value ?? ''
     return {
@@ -196,7 +235,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           signal,
           deadline,
           maxRetries: settings.maxRetries,
-          dispatcher,
+          dispatcher: callDispatcher,
           maxResponseBytes: settings.maxResponseBytes,
           sleep: deps.sleep,
         }).catch((error: unknown) => {
@@ -217,7 +256,8 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     unavailableReason,
     startSearch,
     async close() {
-      await ownDispatcher?.close()
+      await Promise.all([ownDispatcher?.close(), ...[...proxyAgents.values()].map((agent) => agent.close())])
+      proxyAgents.clear()
     },
   }
 }
@@ -232,6 +272,9 @@ export async function appendRequestEvent(call: ProviderCall, type: string, data:
   if (!call.session) return
   const event = data()
   if (call.callId) event.callId = call.callId
+  // The route this call's requests take (direct, or the proxy's origin without credentials).
+  const taken = callRoutes.get(call)
+  if (taken) Object.assign(event, taken)
   await call.session.append(type, event, { visibility: 'log' })
 }
 

@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import { DomainList, DomainListError, describeDomainEntry } from 'dsh-host'
 import { type Address, type BlockedRange, blockedRange, parseAddress } from './ip-ranges.js'
+import { FakeIpRanges, fakeIpHint, localName } from './route-checks.js'
 
 /** One answer of `dns.lookup(name, { all: true })`. */
 export interface LookupAddress {
@@ -26,6 +27,8 @@ export interface VettedDestination {
   addresses: LookupAddress[]
   /** True when the host was let through by `privateHosts`. */
   trusted: boolean
+  /** The checks that held, as recorded in provenance (docs/security.md, "Through a proxy"). */
+  checks: string[]
 }
 
 export interface AddressPolicyOptions {
@@ -33,6 +36,8 @@ export interface AddressPolicyOptions {
   privateHosts?: string[]
   allowedDomains?: string[]
   blockedDomains?: string[]
+  /** CIDR ranges a local fake-IP resolver answers names with; such answers pass, for names only. */
+  fakeIpRanges?: string[]
 }
 
 type TrustEntry = { kind: 'name'; name: string } | { kind: 'range'; network: [Address, number]; text: string }
@@ -193,7 +198,7 @@ function resolveAll(lookup: LookupFunction, host: string, signal?: AbortSignal):
  * outside IPv6 global unicast, or is not an address at all. `address` is the
  * URL's IP literal, or an answer the name resolved to when `resolved` is set.
  */
-function blockedAddressError(url: URL, host: string, address: string, resolved: boolean, bad: BlockedRange): WebError {
+function blockedAddressError(url: URL, host: string, address: string, resolved: boolean, bad: BlockedRange, hint = ''): WebError {
   const details = { url: redactUrl(url), host, address }
   if (bad.notAnAddress) {
     return new WebError('WEB_BLOCKED_ADDRESS', `The host ${host} resolved to "${address}", which is not an IP address; it is not fetched.`, { details })
@@ -207,7 +212,7 @@ function blockedAddressError(url: URL, host: string, address: string, resolved: 
   } else {
     what = `is in ${bad.cidr}, ${bad.name}, which is not public`
   }
-  return new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} ${what}; it is not fetched.`, {
+  return new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} ${what}; it is not fetched.${hint}`, {
     details: {
       ...details,
       range: bad.cidr,
@@ -225,10 +230,12 @@ export class AddressPolicy {
   private readonly lookup: LookupFunction
   private readonly trust: TrustEntry[]
   private readonly lists: DomainLists
+  private readonly fakeIpRanges: FakeIpRanges
 
   constructor(options: AddressPolicyOptions = {}) {
     this.lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
     this.trust = parseTrust(options.privateHosts ?? [])
+    this.fakeIpRanges = new FakeIpRanges(options.fakeIpRanges ?? [])
     // The operator's lists: an empty one restricts nothing.
     const operatorList = (entries: string[] | undefined, name: string) => (entries?.length ? readDomainList(entries, name) : undefined)
     this.lists = { allowed: operatorList(options.allowedDomains, 'allowedDomains'), blocked: operatorList(options.blockedDomains, 'blockedDomains') }
@@ -255,6 +262,10 @@ export class AddressPolicy {
     return false
   }
 
+  /**
+   * Steps 2 and 3 for the direct route: every answer of the name (or the
+   * literal) must be public, or in a declared fake-IP range for a name.
+   */
   async vetUrl(url: URL, signal?: AbortSignal): Promise<VettedDestination> {
     const host = normaliseHost(url.hostname)
     const literal = parseAddress(url.hostname)
@@ -265,13 +276,66 @@ export class AddressPolicy {
     } else {
       addresses = await resolveAll(this.lookup, host, signal)
     }
-    if (!trusted) {
-      for (const answer of addresses) {
-        const bad = blockedRange(answer.address)
-        if (bad) throw blockedAddressError(url, host, answer.address, !literal, bad)
-      }
+    const checks = [trusted ? 'trusted' : literal ? 'literal-public' : 'answers-public']
+    if (!trusted && this.checkAnswers(url, host, addresses, !literal)) checks.push('fake-ip-answer')
+    return { url: url.href, host, addresses, trusted, checks: [...checks, 'pinned'] }
+  }
+
+  /**
+   * Steps 2 and 3 for the proxy route, where the proxy resolves the name and
+   * nothing can be pinned: a literal must be public; a name must not be a
+   * local name and, with `resolveLocally`, every local answer must be public
+   * or fake-IP (advisory: the proxy may resolve it otherwise). A name that
+   * does not resolve here at all still goes to the proxy. `privateHosts`
+   * trusts exactly what it names. Nothing is sent before this returns.
+   */
+  async vetForProxy(url: URL, options: { resolveLocally: boolean; proxy: string }, signal?: AbortSignal): Promise<VettedDestination> {
+    const host = normaliseHost(url.hostname)
+    const literal = parseAddress(url.hostname)
+    const trusted = this.isTrusted(host, literal)
+    if (trusted) return { url: url.href, host, addresses: [], trusted, checks: ['trusted'] }
+    if (literal) {
+      const address = literal.toString()
+      const bad = blockedRange(address)
+      if (bad) throw blockedAddressError(url, host, address, false, bad, `${fakeIpHint(address, false)} Nothing was sent to the proxy ${options.proxy}.`)
+      return { url: url.href, host, addresses: [{ address, family: literal.kind() === 'ipv4' ? 4 : 6 }], trusted, checks: ['literal-public'] }
     }
-    return { url: url.href, host, addresses, trusted }
+    const local = localName(host)
+    if (local) {
+      throw new WebError(
+        'WEB_BLOCKED_ADDRESS',
+        `The host ${host} is ${local}, which the proxy ${options.proxy} would resolve inside its own network; it is not fetched. An operator can trust it with privateHosts.`,
+        { details: { url: redactUrl(url), host, localName: true } },
+      )
+    }
+    if (!options.resolveLocally) return { url: url.href, host, addresses: [], trusted, checks: ['name-not-local'] }
+    let addresses: LookupAddress[]
+    try {
+      addresses = await resolveAll(this.lookup, host, signal)
+    } catch (error) {
+      const code = (WebError.is(error) ? (error.cause as NodeJS.ErrnoException | undefined)?.code : undefined) ?? ''
+      const unresolved = WebError.is(error) && error.code === 'WEB_FETCH_FAILED' && (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || !error.cause)
+      if (unresolved) return { url: url.href, host, addresses: [], trusted, checks: ['name-not-local', 'unresolved-locally'] }
+      throw error
+    }
+    const checks = ['name-not-local', 'answers-public']
+    if (this.checkAnswers(url, host, addresses, true)) checks.push('fake-ip-answer')
+    return { url: url.href, host, addresses, trusted, checks }
+  }
+
+  /** Throws for the first answer that is not public (fake-IP answers of a name pass); true when a fake-IP answer passed. */
+  private checkAnswers(url: URL, host: string, addresses: LookupAddress[], resolved: boolean): boolean {
+    let fake = false
+    for (const answer of addresses) {
+      const bad = blockedRange(answer.address)
+      if (!bad) continue
+      if (resolved && this.fakeIpRanges.includes(answer.address)) {
+        fake = true
+        continue
+      }
+      throw blockedAddressError(url, host, answer.address, resolved, bad, fakeIpHint(answer.address, resolved))
+    }
+    return fake
   }
 
   async vet(input: unknown, signal?: AbortSignal): Promise<VettedDestination> {

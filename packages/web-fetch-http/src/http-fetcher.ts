@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
-import { WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
+import { WebError, abortError, readProxySettings, redactUrl, writeWebArtifact } from 'dsh-web'
 import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
@@ -55,10 +55,29 @@ export interface HttpFetcherOptions {
   recycleAfterJobs?: number
   /** Readability gives up on pages with more elements than this (default 200,000; 0 = no limit). */
   maxElemsToParse?: number
+  /** The proxy route; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY (docs/security.md, "Through a proxy"). */
+  proxy?: ProxyOptions
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default process.env). */
+  env?: Record<string, string | undefined>
+  /** Looks up `proxy.credential` by name for each fetch (the plugin binds it to ctx.credentials). */
+  resolveCredential?: (name: string, signal: AbortSignal) => Promise<string>
+}
+
+export interface ProxyOptions {
+  /** The proxy for every target, e.g. http://proxy.example:3128. */
+  url?: string
+  /** Hosts that go direct, read as NO_PROXY entries; replaces NO_PROXY. */
+  noProxy?: string[]
+  /** CIDR ranges of a local fake-IP resolver: answers for names in them pass (default none). */
+  fakeIpRanges?: string[]
+  /** On the proxy route, resolve names here too and refuse non-public answers (default true). */
+  resolveLocally?: boolean
+  /** Name of a credential holding `user:password` for the proxy. */
+  credential?: string
 }
 
 export interface HttpFetcher extends FetchProvider {
-  vet(url: string, options?: { signal?: AbortSignal }): Promise<Omit<VettedDestination, 'trusted'>>
+  vet(url: string, options?: { signal?: AbortSignal }): Promise<Omit<VettedDestination, 'trusted' | 'checks'>>
   fetch(request: FetchRequest, call?: Partial<ProviderCall>): Promise<FetchedDocument>
   /** Ends the extraction workers and empties the cache. */
   close(): Promise<void>
@@ -77,7 +96,10 @@ interface CachedDocument {
   requestedUrl: string
   finalUrl: string
   redirects: FetchedDocument['provenance']['redirects']
-  address: string
+  address?: string
+  route: FetchedDocument['provenance']['route']
+  proxy?: string
+  checks: string[]
   status: number
   contentType?: string
   charset?: string
@@ -140,7 +162,9 @@ function trustContext(ca: NonNullable<HttpFetcherOptions['ca']>): SecureContext 
 }
 
 export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher {
-  const policy = new AddressPolicy({ ...options, lookup: withFixedAnswers(options.lookup, options.resolve) })
+  const policy = new AddressPolicy({ ...options, fakeIpRanges: options.proxy?.fakeIpRanges, lookup: withFixedAnswers(options.lookup, options.resolve) })
+  const proxySettings = readProxySettings(options.env ?? process.env, options.proxy ?? {})
+  const resolveLocally = options.proxy?.resolveLocally ?? true
   const maxBytes = positive(options.maxBytes, 5 * 1024 * 1024, 'maxBytes')
   const timeoutMs = positive(options.timeoutMs, 30_000, 'timeoutMs')
   const maxRedirects = positive(options.maxRedirects, 5, 'maxRedirects')
@@ -152,8 +176,29 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   // Built once here, not per connection: parsing the roots takes tens of milliseconds.
   const secureContext = options.ca === undefined ? undefined : trustContext(options.ca)
 
+  /** The proxy's `user:password`, looked up for each fetch; never logged, never in an error. */
+  async function readProxyCredential(signal: AbortSignal): Promise<string | undefined> {
+    const name = options.proxy?.credential
+    if (!name) return undefined
+    if (!options.resolveCredential) {
+      throw new WebError('INVALID_ARGUMENT', `proxy.credential names ${name}, but this fetcher has no credential lookup; mount it as a plugin or pass resolveCredential.`, { details: { argument: 'proxy.credential' } })
+    }
+    const value = await options.resolveCredential(name, signal)
+    if (!value.includes(':')) {
+      throw new WebError('INVALID_ARGUMENT', `The credential ${name} named by proxy.credential must hold user:password (its value is not shown).`, { details: { argument: 'proxy.credential', credential: name } })
+    }
+    return value
+  }
+
   async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal): Promise<CachedDocument> {
-    const response = await requestFollowingRedirects(url, policy, { maxRedirects, userAgent, timeoutMs, secureContext }, signal, request.allowedDomains)
+    const proxyCredential = await readProxyCredential(signal)
+    const response = await requestFollowingRedirects(
+      url,
+      policy,
+      { maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential },
+      signal,
+      request.allowedDomains,
+    )
     const finalUrl = response.url.href
     const contentTypeHeader = header(response.headers, 'content-type')
     let body
@@ -199,6 +244,9 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         finalUrl,
         redirects: response.redirects,
         address: response.address,
+        route: response.route,
+        proxy: response.proxy,
+        checks: response.checks,
         status: response.status,
         contentType: essence(contentTypeHeader),
         charset: output.charset,
@@ -289,8 +337,11 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       provenance: {
         requestedUrl: url.href,
         finalUrl: document.finalUrl,
-        redirects: redirects.map((hop) => ({ ...hop })),
+        redirects: redirects.map((hop) => ({ ...hop, ...(hop.checks ? { checks: [...hop.checks] } : {}) })),
         address: document.address,
+        route: document.route,
+        proxy: document.proxy,
+        checks: [...document.checks],
         status: document.status,
         contentType: document.contentType,
         charset: document.charset,

@@ -1,5 +1,6 @@
 import { type Context, Schema } from 'cordis'
-import { type HttpFetcherOptions, createHttpFetcher } from './http-fetcher.js'
+import { resolveCredential } from 'dsh-web'
+import { type HttpFetcherOptions, type ProxyOptions, createHttpFetcher } from './http-fetcher.js'
 
 export const name = 'dsh-web-fetch-http'
 export const inject = ['web']
@@ -19,6 +20,7 @@ export interface Config {
   extractTimeoutMs: number
   extractWorkers?: number
   recycleAfterJobs: number
+  proxy?: ProxyOptions
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -40,10 +42,24 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),
   extractWorkers: Schema.natural().min(1).max(16).description('Extraction worker threads (default: cores − 1, 1 to 4).'),
   recycleAfterJobs: Schema.natural().min(1).default(200).description('An extraction worker is replaced after this many pages.'),
+  // A union with undefined: no `proxy` key unless the row writes one.
+  proxy: Schema.union([
+    Schema.object({
+      url: Schema.string().description('HTTP proxy for every target (http://HOST:PORT); overrides HTTPS_PROXY and HTTP_PROXY.'),
+      noProxy: Schema.array(String).default(undefined as unknown as string[]).description('Hosts that go direct, read as NO_PROXY entries (host, .suffix, host:port, *); overrides NO_PROXY.'),
+      fakeIpRanges: Schema.array(String).default([]).description('CIDR ranges a local fake-IP resolver answers names with (e.g. 198.18.0.0/15); such answers pass for names, never for an address in the URL.'),
+      resolveLocally: Schema.boolean().default(true).description('On the proxy route, also resolve names here and refuse any non-public answer (advisory: the proxy may resolve differently).'),
+      credential: Schema.string().description('Name of a credential holding user:password for the proxy (dsh credentials set NAME); never the value itself.'),
+    }),
+    Schema.const(undefined),
+  ]).description('Fetching through an HTTP proxy (docs/security.md, "Through a proxy").'),
 })
 
 export function apply(ctx: Context, config: Config) {
-  const options: HttpFetcherOptions = { ...config }
+  const options: HttpFetcherOptions = {
+    ...config,
+    resolveCredential: async (ref, signal) => (await resolveCredential(ctx, { providerId: 'http', ref, signal })).value,
+  }
   const fetcher = createHttpFetcher(options)
   ctx.web.registerFetchProvider(fetcher)
   // Workers end and the cache empties with the plugin.

@@ -1,10 +1,11 @@
 import type { Readable } from 'node:stream'
 import type { SecureContext } from 'node:tls'
-import { request } from 'undici'
-import { WebError, abortError, redactUrl } from 'dsh-web'
+import { type Dispatcher, request } from 'undici'
+import { type HopRoute, type ProxySettings, WebError, abortError, chooseRoute, redactUrl } from 'dsh-web'
 import type { RedirectHop } from 'dsh-web'
-import type { AddressPolicy } from './address-policy.js'
-import { type PinnedDispatcher, createPinnedDispatcher } from './pinned-dispatcher.js'
+import type { AddressPolicy, VettedDestination } from './address-policy.js'
+import { createPinnedDispatcher } from './pinned-dispatcher.js'
+import { type ProxyDispatcher, createProxyDispatcher, proxyFailure } from './proxy-dispatcher.js'
 
 export interface TransportOptions {
   maxRedirects: number
@@ -12,6 +13,12 @@ export interface TransportOptions {
   timeoutMs: number
   /** TLS trust for https hops (operator's extra CAs); Node's default when absent. */
   secureContext?: SecureContext
+  /** Where each hop goes: `chooseRoute` over these settings. */
+  proxy: ProxySettings
+  /** Resolve names locally on the proxy route and refuse non-public answers (default true). */
+  resolveLocally: boolean
+  /** `user:password` for the proxy, resolved for this fetch. */
+  proxyCredential?: string
 }
 
 /** The last hop's response, its body not yet read. */
@@ -20,7 +27,11 @@ export interface FinalResponse {
   status: number
   headers: Record<string, string | string[] | undefined>
   body: Readable
-  address: string
+  /** The address connected to, on the direct route. */
+  address?: string
+  route: HopRoute
+  proxy?: string
+  checks: string[]
   redirects: RedirectHop[]
   /** Ends the hop's dispatcher; call once the body is read or abandoned. */
   close(): void
@@ -80,8 +91,11 @@ function transportError(error: unknown, url: URL, signal: AbortSignal): WebError
 export { transportError }
 
 /**
- * Step 5 of the address policy: GET the URL and follow redirects by hand,
- * vetting every hop (steps 1 to 4) with its own pinned dispatcher.
+ * Step 5 of the address policy: GET the URL and follow redirects by hand.
+ * Every hop first takes its route (direct or through a proxy), then is vetted
+ * as that route allows: direct hops get every answer checked and a pinned
+ * dispatcher; proxy hops get their host vetted before anything is sent, and a
+ * ProxyAgent of their own.
  */
 export async function requestFollowingRedirects(
   start: URL,
@@ -93,18 +107,30 @@ export async function requestFollowingRedirects(
   const redirects: RedirectHop[] = []
   let url = start
   for (let hop = 0; ; hop++) {
-    const destination = await policy.vetUrl(url, signal)
-    const pinned: PinnedDispatcher = createPinnedDispatcher(destination.host, destination.addresses[0]!, {
-      connectMs: options.timeoutMs,
-      headersMs: options.timeoutMs,
-      bodyMs: options.timeoutMs,
-    }, options.secureContext)
-    const close = () => void pinned.agent.destroy().catch(() => {})
+    // Route first, then the checks that hold for that route, on every hop.
+    const route = chooseRoute(url, options.proxy)
+    const timeouts = { connectMs: options.timeoutMs, headersMs: options.timeoutMs, bodyMs: options.timeoutMs }
+    let destination: VettedDestination
+    let agent: Dispatcher & { destroy(): Promise<void> }
+    let address: string | undefined
+    let tunnelled: ProxyDispatcher | undefined
+    if (route.kind === 'direct') {
+      destination = await policy.vetUrl(url, signal)
+      const pinned = createPinnedDispatcher(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
+      agent = pinned.agent
+      address = pinned.address.address
+    } else {
+      destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
+      tunnelled = createProxyDispatcher({ url: route.url, credential: options.proxyCredential }, timeouts, options.secureContext)
+      agent = tunnelled.agent
+    }
+    const taken = { route: route.kind, ...(route.kind === 'proxy' ? { proxy: route.origin } : {}), checks: destination.checks }
+    const close = () => void agent.destroy().catch(() => {})
     let response: Awaited<ReturnType<typeof request>>
     try {
       response = await request(url, {
         method: 'GET',
-        dispatcher: pinned.agent,
+        dispatcher: agent,
         signal,
         headers: {
           'user-agent': options.userAgent,
@@ -115,7 +141,8 @@ export async function requestFollowingRedirects(
       })
     } catch (error) {
       close()
-      throw transportError(error, url, signal)
+      const failed = tunnelled && route.kind === 'proxy' && !signal.aborted && !WebError.is(error) ? proxyFailure(error, tunnelled, url, route) : undefined
+      throw failed ?? transportError(error, url, signal)
     }
     const status = response.statusCode
     const headers = response.headers as Record<string, string | string[] | undefined>
@@ -123,7 +150,7 @@ export async function requestFollowingRedirects(
     if (status >= 300 && status < 400 && status !== 304 && location !== undefined) {
       discard(response.body as unknown as Readable)
       close()
-      redirects.push({ url: url.href, status, location })
+      redirects.push({ url: url.href, status, location, ...taken })
       let next: URL
       try {
         next = new URL(location, url)
@@ -153,6 +180,6 @@ export async function requestFollowingRedirects(
       }
       continue
     }
-    return { url, status, headers, body: response.body as unknown as Readable, address: pinned.address.address, redirects, close }
+    return { url, status, headers, body: response.body as unknown as Readable, address, ...taken, redirects, close }
   }
 }

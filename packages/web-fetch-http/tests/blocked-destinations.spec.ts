@@ -50,7 +50,7 @@ describe('blocked destinations on loopback', () => {
     assert.equal(document.text, 'you reached /final')
     assert.equal(document.url, `http://www.trusted.test:${server.port}/final`)
     assert.deepEqual(document.provenance.redirects, [
-      { url: `http://trusted.test:${server.port}/hop`, status: 301, location: `http://www.trusted.test:${server.port}/final` },
+      { url: `http://trusted.test:${server.port}/hop`, status: 301, location: `http://www.trusted.test:${server.port}/final`, route: 'direct', checks: ['trusted', 'pinned'] },
     ])
     assert.equal(document.provenance.address, '127.0.0.1')
     assert.ok(hosts.includes(`trusted.test:${server.port}`) && hosts.includes(`www.trusted.test:${server.port}`))

@@ -182,7 +182,7 @@ describe('cache keyed by the requested and the final URL', () => {
     try {
       const a = `${server.origin}/from-a`
       const b = `${server.origin}/to-a`
-      const hop = { url: a, status: 302, location: '/to-a' }
+      const hop = { url: a, status: 302, location: '/to-a', route: 'direct', checks: ['trusted', 'pinned'] }
       server.hits.length = 0
       const first = await fetcher.fetch({ url: a, format: 'text' }, { signal: signal() })
       assert.equal(first.provenance.cacheHit, false)

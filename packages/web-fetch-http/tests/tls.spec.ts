@@ -119,7 +119,7 @@ describe('https with the original host name on a pinned address', () => {
       assert.equal(document.text, 'secure page /landing')
       assert.equal(document.url, `https://secure.test:${secure.port}/landing`)
       assert.deepEqual(document.provenance.redirects, [
-        { url: `http://trusted.test:${plain.port}/to-secure`, status: 302, location: `https://secure.test:${secure.port}/landing` },
+        { url: `http://trusted.test:${plain.port}/to-secure`, status: 302, location: `https://secure.test:${secure.port}/landing`, route: 'direct', checks: ['trusted', 'pinned'] },
       ])
       assert.equal(document.provenance.requestedUrl, `http://trusted.test:${plain.port}/to-secure`)
       assert.equal(document.provenance.address, '127.0.0.1')

@@ -18,7 +18,8 @@ const subject: SearchPluginSubject = {
   assertEventFields(data, server) {
     assert.equal(data.endpoint, `${server.url}/anthropic/v1/messages`)
     assert.equal(data.apiVersion, '2023-06-01')
-    assert.deepEqual(Object.keys(data).sort(), ['apiVersion', 'attempt', 'body', 'endpoint', 'providerId'])
+    assert.deepEqual(Object.keys(data).sort(), ['apiVersion', 'attempt', 'body', 'endpoint', 'providerId', 'route'])
+    assert.equal(data.route, 'direct')
   },
   credentialHeader: /x-api-key/i,
   baseURLEnv: 'DEEPSEEK_SEARCH_BASE_URL',

@@ -17,7 +17,8 @@ const subject: SearchPluginSubject = {
   assertKeySent: (request, key, message) => assert.equal(request.headers.authorization, `Bearer ${key}`, message),
   assertEventFields(data, server) {
     assert.equal(data.endpoint, `${server.url}/v1/responses`)
-    assert.deepEqual(Object.keys(data).sort(), ['attempt', 'body', 'endpoint', 'providerId'])
+    assert.deepEqual(Object.keys(data).sort(), ['attempt', 'body', 'endpoint', 'providerId', 'route'])
+    assert.equal(data.route, 'direct')
   },
   credentialHeader: /authorization|bearer/i,
   baseURLEnv: 'OPENAI_SEARCH_BASE_URL',

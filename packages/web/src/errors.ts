@@ -23,6 +23,7 @@ export const WEB_ERROR_MESSAGES = {
   WEB_REDIRECT_BLOCKED: 'A redirect was refused.',
   WEB_FETCH_TOO_LARGE: 'The response is larger than the allowed size.',
   WEB_FETCH_FAILED: 'The page could not be fetched.',
+  WEB_PROXY_FAILED: 'The proxy could not be reached or refused the connection.',
   WEB_UNSUPPORTED_CONTENT_TYPE: 'The content type of the response is not supported.',
   WEB_NO_TEXT_CONTENT: 'The response has no text content.',
   WEB_HTTP_STATUS: 'The server answered with an error status.',

@@ -149,18 +149,37 @@ export interface FetchRequest {
   allowPartial?: boolean
 }
 
+/**
+ * How one hop went out: `direct` (every answer of the name checked, the
+ * connection pinned to a vetted address) or `proxy` (through an HTTP proxy,
+ * which resolves the name itself: the host was vetted before anything was
+ * sent). `checks` names the checks that held for the hop (docs/security.md,
+ * "Through a proxy").
+ */
+export type HopRoute = 'direct' | 'proxy'
+
 export interface RedirectHop {
   url: string
   status: number
   location?: string
+  /** The route this hop took (providers that know it). */
+  route?: HopRoute
+  /** With `route: 'proxy'`: the proxy's origin, never its credentials. */
+  proxy?: string
+  /** The checks that held for this hop, e.g. `pinned`, `name-not-local`, `resolved-locally`. */
+  checks?: string[]
 }
 
 export interface FetchProvenance {
   requestedUrl: string
   finalUrl: string
   redirects: RedirectHop[]
-  /** The address the connection was made to. */
+  /** The address the connection was made to (direct route only: through a proxy, the proxy picks it). */
   address?: string
+  /** The last hop's route, proxy and checks, as in `RedirectHop`. */
+  route?: HopRoute
+  proxy?: string
+  checks?: string[]
   status: number
   contentType?: string
   charset?: string

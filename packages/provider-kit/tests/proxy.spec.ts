@@ -1,0 +1,55 @@
+// The kit's client takes the route chooseRoute names: through a real
+// tinyproxy on 127.0.0.1 (its log read back) when HTTP_PROXY is set, direct
+// for a NO_PROXY host; the log-only request event records the route.
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, it } from 'node:test'
+import type { SessionHandle } from 'dsh-host'
+import { appendRequestEvent, createModelApiClient } from 'dsh-provider-kit'
+import { WebError } from 'dsh-web'
+import { type Tinyproxy, startTinyproxy, tinyproxyMissing } from '../../web-fetch-http/tests/tinyproxy.js'
+
+describe('model-API client through a proxy', { skip: tinyproxyMissing }, () => {
+  let proxy: Tinyproxy
+  let api: ReturnType<typeof createServer>
+  let port: number
+  before(async () => {
+    proxy = await startTinyproxy()
+    api = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'))
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
+    port = (api.address() as AddressInfo).port
+  })
+  after(async () => {
+    await proxy?.stop()
+    await new Promise((resolve) => api?.close(resolve))
+  })
+
+  async function search(env: Record<string, string>) {
+    const events: { [key: string]: unknown }[] = []
+    const session = { id: 's', append: async (_type: string, data: { [key: string]: unknown }) => void events.push(data) } as unknown as SessionHandle
+    const client = createModelApiClient(
+      { providerId: 'test', providerName: 'Test', baseURLEnv: 'TEST_BASE_URL', credential: 'optional', endpoint: (base) => new URL('/v1/search', base) },
+      { baseURL: `http://localhost:${port}`, timeoutMs: 10_000 },
+      { env, resolveCredential: async () => { throw new WebError('WEB_PROVIDER_CREDENTIAL_MISSING') } },
+    )
+    try {
+      const call = { signal: new AbortController().signal, session }
+      const started = await client.startSearch({ query: 'q' }, call)
+      const answer = await started.request({ headers: {}, body: '{}', beforeDispatch: () => appendRequestEvent(call, 'test/request', () => ({})), toError: () => new WebError('WEB_PROVIDER_ERROR') })
+      assert.equal(answer.text, '{"ok":true}')
+      return events
+    } finally {
+      await client.close()
+    }
+  }
+
+  it('goes through the proxy and records it; a NO_PROXY host goes direct', async () => {
+    const through = await search({ HTTP_PROXY: proxy.origin })
+    assert.deepEqual(proxy.requests(), [`CONNECT localhost:${port} HTTP/1.1`])
+    assert.deepEqual(through, [{ route: 'proxy', proxy: proxy.origin }])
+    const direct = await search({ HTTP_PROXY: proxy.origin, NO_PROXY: 'localhost' })
+    assert.equal(proxy.requests().length, 1, 'the proxy saw nothing more')
+    assert.deepEqual(direct, [{ route: 'direct' }])
+  })
+})

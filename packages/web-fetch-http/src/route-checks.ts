@@ -1,0 +1,76 @@
+import ipaddr from 'ipaddr.js'
+import { WebError } from 'dsh-web'
+import { type Address, parseAddress } from './ip-ranges.js'
+
+/**
+ * Ranges that local fake-IP resolvers (Clash, sing-box, Surge, TUN-mode VPN
+ * clients) answer names with, each address standing for a name the proxy
+ * resolves later. Only named in refusals, never exempted by default.
+ */
+export const WELL_KNOWN_FAKE_IP_RANGES = ['198.18.0.0/15', 'fc00::/7']
+
+function parseRanges(entries: string[], name: string): [Address, number][] {
+  return entries.map((entry) => {
+    const text = entry.trim()
+    if (!ipaddr.isValidCIDR(text)) {
+      throw new WebError('INVALID_ARGUMENT', `${name} entry "${entry}" is not a CIDR range such as 198.18.0.0/15.`, { details: { argument: name } })
+    }
+    return ipaddr.parseCIDR(text)
+  })
+}
+
+function inRanges(ranges: [Address, number][], text: string): boolean {
+  const address = parseAddress(text)
+  if (!address) return false
+  return ranges.some((range) => range[0].kind() === address.kind() && address.match(range))
+}
+
+/** The operator's fake-IP ranges (`proxy.fakeIpRanges`): answers for names in them pass the address check. */
+export class FakeIpRanges {
+  private readonly ranges: [Address, number][]
+
+  constructor(entries: string[]) {
+    this.ranges = parseRanges(entries, 'proxy.fakeIpRanges')
+  }
+
+  includes(address: string): boolean {
+    return inRanges(this.ranges, address)
+  }
+}
+
+const WELL_KNOWN = parseRanges(WELL_KNOWN_FAKE_IP_RANGES, 'WELL_KNOWN_FAKE_IP_RANGES')
+
+/** The sentence added to a refusal whose address lies in a well-known fake-IP range: which setting would allow it, and for what. */
+export function fakeIpHint(address: string, resolved: boolean): string {
+  if (!inRanges(WELL_KNOWN, address)) return ''
+  if (!resolved) return ' Fake-IP ranges (proxy.fakeIpRanges) exempt answers for names, never an address written in the URL.'
+  return ' If this machine resolves names through a fake-IP resolver (Clash, sing-box and the like), list its range in proxy.fakeIpRanges of the web-fetch-http row.'
+}
+
+/** Suffixes that never name a public host (RFC 6761, 6762, 8375, ICANN's .internal) and cloud metadata names. */
+const LOCAL_SUFFIXES: [suffix: string, what: string][] = [
+  ['localhost', 'a loopback name (RFC 6761)'],
+  ['local', 'a multicast DNS name (RFC 6762)'],
+  ['internal', 'a private-use name (.internal)'],
+  ['home.arpa', 'a home network name (RFC 8375)'],
+  ['localdomain', 'a local name'],
+  ['lan', 'a local network name'],
+  ['intranet', 'a local network name'],
+  ['corp', 'a local network name'],
+  ['private', 'a local network name'],
+  ['home', 'a local network name'],
+]
+
+const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal'])
+
+/**
+ * Why a host name is local (a phrase for a refusal), or undefined when it may
+ * be public. A name without a dot is local too: public DNS has no such hosts,
+ * and a proxy would complete it with its own search domains.
+ */
+export function localName(host: string): string | undefined {
+  if (METADATA_NAMES.has(host)) return 'a cloud metadata service name'
+  for (const [suffix, what] of LOCAL_SUFFIXES) if (host === suffix || host.endsWith(`.${suffix}`)) return what
+  if (!host.includes('.')) return 'a name without a dot (a proxy would complete it with its own search domains)'
+  return undefined
+}

@@ -1,0 +1,89 @@
+// A real tinyproxy on 127.0.0.1 for the proxy-route tests, started per test
+// file with a generated config and its log read back. .ci/run installs it;
+// `tinyproxyMissing` says why a test is skipped where it is not installed.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { type AddressInfo, connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const tinyproxyMissing = spawnSync('tinyproxy', ['-v']).error ? 'tinyproxy is not installed (apt-get install -y tinyproxy; .ci/run does it)' : false
+
+export interface Tinyproxy {
+  port: number
+  origin: string
+  /** The log so far. */
+  log(): string
+  /** The `Request` lines of the log (e.g. "CONNECT localhost:8443 HTTP/1.1"). */
+  requests(): string[]
+  stop(): Promise<void>
+}
+
+/** A port that was free a moment ago (tinyproxy takes no Port 0). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+export async function startTinyproxy(options: { basicAuth?: [string, string] } = {}): Promise<Tinyproxy> {
+  const folder = mkdtempSync(join(tmpdir(), 'dsh-tinyproxy-'))
+  const logFile = join(folder, 'tinyproxy.log')
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort()
+    const config = [
+      `Port ${port}`,
+      'Listen 127.0.0.1',
+      'Allow 127.0.0.1',
+      `LogFile "${logFile}"`,
+      'LogLevel Info',
+      'Timeout 30',
+      'MaxClients 50',
+      ...(options.basicAuth ? [`BasicAuth ${options.basicAuth[0]} ${options.basicAuth[1]}`] : []),
+    ].join('\n')
+    writeFileSync(join(folder, 'tinyproxy.conf'), `${config}\n`)
+    const child: ChildProcess = spawn('tinyproxy', ['-d', '-c', join(folder, 'tinyproxy.conf')], { stdio: 'ignore' })
+    let exited = false
+    child.once('exit', () => (exited = true))
+    while (!exited && !(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 20))
+    if (exited) {
+      if (attempt < 3) continue
+      throw new Error(`tinyproxy did not start: ${readLog(logFile)}`)
+    }
+    return {
+      port,
+      origin: `http://127.0.0.1:${port}`,
+      log: () => readLog(logFile),
+      requests: () => [...readLog(logFile).matchAll(/Request \(file descriptor \d+\): (.*)$/gm)].map((match) => match[1]!),
+      async stop() {
+        if (!exited) {
+          const ended = new Promise((resolve) => child.once('exit', resolve))
+          child.kill('SIGTERM')
+          await ended
+        }
+        rmSync(folder, { recursive: true, force: true })
+      },
+    }
+  }
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The one route decision of the web family: does a request go direct or
+ * through an HTTP proxy? Read from HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and
+ * their lower-case forms) with exactly the precedence and NO_PROXY matching
+ * of undici's EnvHttpProxyAgent, or from a provider row's `proxy` section,
+ * which overrides them. Pure: no undici, no network; each provider builds
+ * its own dispatcher for the route chosen here, so the route it reports and
+ * the one it takes can never differ.
+ */
+import { WebError } from './errors.js'
+
+/** A proxy URL and the setting it came from, named in messages. */
+export interface ProxySource {
+  /** As configured: may hold `user:password@`; never shown. */
+  url: string
+  /** `proxy.url`, `https_proxy`, `HTTPS_PROXY`, `http_proxy` or `HTTP_PROXY`. */
+  setting: string
+}
+
+export interface ProxySettings {
+  /** For http targets, and https ones when `httpsProxy` is absent. */
+  httpProxy?: ProxySource
+  httpsProxy?: ProxySource
+  /** The NO_PROXY value as undici reads it: entries split on commas and white space. */
+  noProxy: string
+  /** Where `noProxy` came from: `proxy.noProxy`, `no_proxy`, `NO_PROXY` or none. */
+  noProxySetting?: string
+}
+
+/** A row's `proxy` section, the parts that decide the route. */
+export interface ProxyOverride {
+  /** The proxy for every target, instead of the environment's. */
+  url?: string
+  /** Replaces NO_PROXY; `['*']` sends everything direct. */
+  noProxy?: string[]
+}
+
+export type Route =
+  | { kind: 'direct'; why: 'no proxy is configured' | 'NO_PROXY' }
+  | {
+      kind: 'proxy'
+      /** The proxy URL to dispatch to, credentials included when configured so. */
+      url: URL
+      /** The proxy's origin, without credentials: what messages and records show. */
+      origin: string
+      /** The setting to change to use another proxy. */
+      setting: string
+    }
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 }
+
+type Env = Record<string, string | undefined>
+
+/** The first of `names` that is set (`??`: an empty value set in lower case hides the upper-case one, as in undici). */
+function firstSet(env: Env, names: string[]): ProxySource | undefined {
+  for (const name of names) {
+    const value = env[name]
+    if (value !== undefined && value !== null) return value ? { url: value, setting: name } : undefined
+  }
+  return undefined
+}
+
+/**
+ * The settings in effect: the row's `proxy` section where it says something,
+ * else the environment as EnvHttpProxyAgent reads it (`http_proxy` before
+ * `HTTP_PROXY`; https targets use `https_proxy`, `HTTPS_PROXY`, then the http
+ * proxy; `no_proxy` before `NO_PROXY`).
+ */
+export function readProxySettings(env: Env = process.env, override: ProxyOverride = {}): ProxySettings {
+  const fromRow = override.url ? { url: override.url, setting: 'proxy.url' } : undefined
+  const httpProxy = fromRow ?? firstSet(env, ['http_proxy', 'HTTP_PROXY'])
+  const httpsProxy = fromRow ?? firstSet(env, ['https_proxy', 'HTTPS_PROXY']) ?? httpProxy
+  if (override.noProxy !== undefined) return { httpProxy, httpsProxy, noProxy: override.noProxy.join(','), noProxySetting: 'proxy.noProxy' }
+  const setting = env.no_proxy !== undefined ? 'no_proxy' : env.NO_PROXY !== undefined ? 'NO_PROXY' : undefined
+  return { httpProxy, httpsProxy, noProxy: (setting ? env[setting] : '') ?? '', ...(setting ? { noProxySetting: setting } : {}) }
+}
+
+interface NoProxyEntry {
+  hostname: string
+  port: number
+}
+
+/** NO_PROXY as undici parses it: split on commas and spaces, `host:port`, a leading `.` or `*.` stripped. */
+function parseNoProxy(value: string): NoProxyEntry[] {
+  const entries: NoProxyEntry[] = []
+  for (const entry of value.split(/[,\s]/)) {
+    if (!entry) continue
+    const parsed = entry.match(/^(.+):(\d+)$/)
+    entries.push({ hostname: (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase(), port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 })
+  }
+  return entries
+}
+
+/** Whether a NO_PROXY value sends this URL through the proxy (undici's #shouldProxy). */
+export function shouldProxy(url: URL, noProxy: string): boolean {
+  // The host with IPv6 brackets kept, as undici compares it.
+  const hostname = url.host.replace(/:\d*$/, '').toLowerCase()
+  const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0
+  const entries = parseNoProxy(noProxy)
+  if (entries.length === 0) return true
+  if (noProxy === '*') return false
+  for (const entry of entries) {
+    if (entry.port && entry.port !== port) continue
+    if (hostname === entry.hostname) return false
+    if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) return false
+  }
+  return true
+}
+
+/** A proxy URL that undici can dispatch to: http or https, with a host. INVALID_ARGUMENT naming the setting otherwise. */
+export function parseProxyUrl(source: ProxySource): URL {
+  let url: URL | undefined
+  try {
+    url = new URL(source.url)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new WebError('INVALID_ARGUMENT', `${source.setting} is not an http or https proxy URL; write it as http://HOST:PORT (got ${JSON.stringify(redactProxy(source.url))}).`, {
+      details: { argument: source.setting },
+    })
+  }
+  return url
+}
+
+/** A proxy value fit for a message: anything before an `@` (user:password, however written) hidden. */
+function redactProxy(value: string): string {
+  const shown = value.includes('@') ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, '$1<credentials>@') : value
+  return shown.length > 120 ? `${shown.slice(0, 120)}…` : shown
+}
+
+/** The route of one request: direct, or through which proxy. */
+export function chooseRoute(url: URL, settings: ProxySettings): Route {
+  const source = url.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy
+  if (!source) return { kind: 'direct', why: 'no proxy is configured' }
+  if (!shouldProxy(url, settings.noProxy)) return { kind: 'direct', why: 'NO_PROXY' }
+  const proxy = parseProxyUrl(source)
+  return { kind: 'proxy', url: proxy, origin: proxy.origin, setting: source.setting }
+}

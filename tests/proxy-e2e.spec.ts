@@ -1,0 +1,79 @@
+// `dsh fetch` through a real proxy (tinyproxy on 127.0.0.1), from the real
+// CLI: HTTPS_PROXY is honoured, the https target is tunnelled and its
+// certificate checked (the throwaway localhost CA via NODE_EXTRA_CA_CERTS),
+// the session log records the route, and a proxy credential stored with
+// `dsh credentials set` is sent but appears nowhere in output or logs.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { type Tinyproxy, startTinyproxy, tinyproxyMissing } from '../packages/web-fetch-http/tests/tinyproxy.js'
+import { dsh, onlyJson, tempHome } from './helpers.js'
+
+const TLS = new URL('../packages/web-fetch-http/tests/fixtures/tls-localhost/', import.meta.url)
+const PROXY_PASSWORD = 'e2e-proxy-pass-0123456789'
+
+describe('dsh fetch through a proxy', { skip: tinyproxyMissing }, () => {
+  let home: string
+  let open: Tinyproxy
+  let authed: Tinyproxy
+  let server: Server
+  let port: number
+  const env = () => ({ NODE_EXTRA_CA_CERTS: new URL('ca.pem', TLS).pathname, NO_PROXY: undefined, no_proxy: undefined, https_proxy: undefined })
+
+  before(async () => {
+    home = await tempHome()
+    open = await startTinyproxy()
+    authed = await startTinyproxy({ basicAuth: ['dsh', PROXY_PASSWORD] })
+    server = createServer({ key: readFileSync(new URL('localhost.key', TLS)), cert: readFileSync(new URL('localhost.pem', TLS)) }, (request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Through</title></head><body><main><h1>Through the proxy</h1><p>Reached ${request.url} on loopback.</p></main></body></html>`)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+  })
+  after(async () => {
+    server?.closeAllConnections()
+    await new Promise((resolve) => server?.close(resolve))
+    await Promise.all([open?.stop(), authed?.stop()])
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('HTTPS_PROXY=... dsh fetch https://localhost:PORT/ goes through the proxy, and the session log says so', async () => {
+    const result = await dsh(['fetch', `https://localhost:${port}/page`, '--private-host', 'localhost', '--format', 'text', '--json', '--session', 'through'], {
+      home,
+      env: { ...env(), HTTPS_PROXY: open.origin },
+    })
+    const outcome = onlyJson(result)
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.match(outcome.content, /Reached \/page on loopback/)
+    assert.deepEqual(open.requests(), [`CONNECT localhost:${port} HTTP/1.1`])
+    const log = await readFile(join(home, 'sessions', 'through', 'events.jsonl'), 'utf8')
+    const audit = log.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'web/http-document-fetch')
+    assert.equal(audit.data.provenance.route, 'proxy')
+    assert.equal(audit.data.provenance.proxy, open.origin)
+  })
+
+  it('sends proxy.credential from the credential store, and the password appears in no output or log', async () => {
+    assert.equal((await dsh(['credentials', 'set', 'PROXY_AUTH'], { home, input: `dsh:${PROXY_PASSWORD}\n` })).code, 0)
+    const overlay = join(home, 'proxy.cordis.yml')
+    await writeFile(overlay, `- id: web-fetch-http\n  config:\n    privateHosts: [localhost]\n    proxy:\n      url: ${authed.origin}\n      credential: PROXY_AUTH\n`)
+    const result = await dsh(['fetch', `https://localhost:${port}/secret-route`, '--config', overlay, '--format', 'text', '--json', '--session', 'authed'], { home, env: env() })
+    const outcome = onlyJson(result)
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.deepEqual(authed.requests(), [`CONNECT localhost:${port} HTTP/1.1`])
+    const log = await readFile(join(home, 'sessions', 'authed', 'events.jsonl'), 'utf8')
+    for (const text of [log, result.stdout, result.stderr]) assert.ok(!text.includes(PROXY_PASSWORD), 'the proxy password must appear nowhere')
+
+    // Without the credential, the proxy's refusal is the tool's error, naming the proxy and the setting.
+    await writeFile(overlay, `- id: web-fetch-http\n  config:\n    privateHosts: [localhost]\n    proxy:\n      url: ${authed.origin}\n`)
+    const refused = await dsh(['fetch', `https://localhost:${port}/`, '--config', overlay, '--json'], { home, env: env() })
+    assert.equal(refused.code, 1)
+    const shown = JSON.parse(refused.stdout)
+    assert.equal(shown.isError, true)
+    assert.match(JSON.stringify(shown), /WEB_PROXY_FAILED/)
+    assert.match(shown.content, /proxy\.credential/)
+  })
+})
