@@ -21,7 +21,7 @@ const subject: SearchPluginSubject = {
   assertKeySent: (request, key, message) => assert.equal(request.headers['x-subscription-token'], key, message),
   assertEventFields(data, server) {
     assert.equal(data.endpoint, `${server.url}/res/v1/web/search`)
-    assert.deepEqual(Object.keys(data).filter((key) => key !== 'callId').sort(), ['attempt', 'endpoint', 'providerId', 'queryString'])
+    assert.deepEqual(Object.keys(data).filter((key) => key !== 'callId').sort(), ['attempt', 'endpoint', 'providerId', 'queryString', 'route'])
     assert.equal(data.providerId, 'brave')
   },
   assertEventRecords(data, request) {

@@ -38,7 +38,7 @@ const subject: SearchPluginSubject = {
   assertKeySent: (request, key, message) => assert.equal(request.headers.authorization, `Bearer ${key}`, message),
   assertEventFields(data, server) {
     assert.equal(data.endpoint, `${server.url}/searxng/search`)
-    assert.deepEqual(Object.keys(data).sort(), ['attempt', 'auth', 'endpoint', 'page', 'providerId', 'queryString'])
+    assert.deepEqual(Object.keys(data).sort(), ['attempt', 'auth', 'endpoint', 'page', 'providerId', 'queryString', 'route'])
   },
   credentialHeader: /authorization|bearer|basic /i,
   baseURLEnv: 'SEARXNG_BASE_URL',
@@ -103,6 +103,7 @@ describe('searxng: the plugin in real Cordis contexts', () => {
       page: 1,
       attempt: 1,
       auth: 'none',
+      route: 'direct',
       callId: 'call-1',
     })
     assert.equal(`/searxng/search?${(events[0]!.data as any).queryString}`, server.requests[0]!.path, 'the query string as received')
