@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
 import { resolveCredential } from 'dsh-web'
 import { createBraveSearch } from './brave-search.js'
 import type { BraveSafeSearch } from './to-brave-request.js'
@@ -20,6 +21,7 @@ export interface Config {
   extraSnippets?: boolean
   timeoutMs: number
   maxRetries: number
+  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -45,6 +47,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   extraSnippets: Schema.boolean().description('Send extra_snippets=true (up to 5 more excerpts per result; not in every plan). Unset: not sent.'),
   timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, every page and retry included.'),
   maxRetries: Schema.natural().max(2).default(2).description('Retries of one page after 429 and 5xx, within the deadline.'),
+  proxy: ProxyConfig,
 })
 
 export function apply(ctx: Context, config: Config) {

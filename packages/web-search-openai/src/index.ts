@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
 import { resolveCredential } from 'dsh-web'
 import { createOpenAISearch } from './openai-search.js'
 import type { OpenAISearchContextSize } from './openai-responses-api.js'
@@ -18,7 +19,7 @@ export interface Config {
   project?: string
   timeoutMs: number
   maxRetries: number
-  proxy?: { url?: string; noProxy?: string[]; credential?: string }
+  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -35,15 +36,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   project: Schema.string().description('Sent as OpenAI-Project when set.'),
   timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, retries included.'),
   maxRetries: Schema.natural().max(2).default(2).description('Retries after 429 (not insufficient_quota) and 5xx, within the deadline.'),
-  // A union with undefined: no `proxy` key unless the row writes one.
-  proxy: Schema.union([
-    Schema.object({
-      url: Schema.string().description('HTTP proxy for the endpoint (http://HOST:PORT); overrides HTTPS_PROXY and HTTP_PROXY.'),
-      noProxy: Schema.array(String).default(undefined as unknown as string[]).description('Hosts that go direct, read as NO_PROXY entries; overrides NO_PROXY.'),
-      credential: Schema.string().description('Name of a credential holding user:password for the proxy; never the value itself.'),
-    }),
-    Schema.const(undefined),
-  ]).description('Searching through an HTTP proxy (docs/security.md, "Through a proxy").'),
+  proxy: ProxyConfig,
 })
 
 export function apply(ctx: Context, config: Config) {

@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
 import { resolveCredential } from 'dsh-web'
 import { createSearxngSearch } from './searxng-search.js'
 import type { SearxngAuthScheme } from './searxng-auth.js'
@@ -24,6 +25,7 @@ export interface Config {
   maxPages: number
   timeoutMs: number
   maxRetries: number
+  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -48,6 +50,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxPages: Schema.natural().min(1).max(5).default(2).description('Pages requested at most per search (each is a full metasearch on the instance).'),
   timeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of one search, every page and retry included.'),
   maxRetries: Schema.natural().max(2).default(2).description('Retries per page after 5xx, or a 429 that says when to retry, within the deadline.'),
+  proxy: ProxyConfig,
 })
 
 export function apply(ctx: Context, config: Config) {

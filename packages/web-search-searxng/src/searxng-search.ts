@@ -1,7 +1,7 @@
 import { redactUrl, WebError } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
 import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
-import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider } from 'dsh-provider-kit'
+import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchProxy } from 'dsh-provider-kit'
 import { authSettingsProblem, type SearxngAuthSettings, toSearxngAuth } from './searxng-auth.js'
 import { fromSearxngError, fromSearxngRedirect, type SearxngErrorContext } from './searxng-error.js'
 import { parseSearxngErrorBody, parseSearxngSearchResponse } from './searxng-search-api.js'
@@ -27,6 +27,8 @@ export interface SearxngSearchSettings extends SearxngAuthSettings, SearxngReque
   /** At most 2, per page. */
   maxRetries?: number
   maxResponseBytes?: number
+  /** The proxy route; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  proxy?: ModelSearchProxy
 }
 
 /** `env` is where SEARXNG_BASE_URL is read. */
@@ -54,6 +56,7 @@ export function createSearxngSearch(settings: SearxngSearchSettings, deps: Searx
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
       maxResponseBytes: settings.maxResponseBytes,
+      proxy: settings.proxy,
     },
     deps,
   )
