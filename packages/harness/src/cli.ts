@@ -5,6 +5,7 @@ import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, r
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
 import { runMcp } from './cli/mcp-command.js'
 import { runDocs } from './cli/docs-command.js'
+import { runDoctor } from './cli/doctor.js'
 import { escapeForTerminal } from './cli/terminal.js'
 
 const HELP = `dsh: boot a composition of Cordis plugins and use its tools
@@ -27,6 +28,8 @@ commands:
   run-code FILE|-                     run_code in the ptc preset (- reads the code from stdin)
   mcp                                 serve the composition's tools over MCP on stdio
   docs tools [FILE]                   the tools reference made from the registered schemas
+  doctor [--json] [--self-test-fetch] check the composition, providers, keys, base URLs, $DSH_HOME,
+                                      proxy, Node and tools; exit 1 when a check fails
 
 options (every command that boots a composition):
   --preset NAME        add config/presets/NAME.cordis.yml
@@ -62,6 +65,7 @@ async function main(argv: string[], io: Output): Promise<number> {
         extract: { type: 'string' },
         'private-host': { type: 'string', multiple: true },
         resolve: { type: 'string', multiple: true },
+        'self-test-fetch': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -89,6 +93,7 @@ async function main(argv: string[], io: Output): Promise<number> {
   const fetchFlags = ['format', 'max-chars', 'offset', 'extract', 'private-host', 'resolve'] as const
   const misplaced = fetchFlags.find((flag) => values[flag] !== undefined)
   if (misplaced && command !== 'fetch') throw new UsageError(`--${misplaced} goes with dsh fetch.`)
+  if (values['self-test-fetch'] && command !== 'doctor') throw new UsageError('--self-test-fetch goes with dsh doctor.')
   switch (command) {
     case 'compose':
       if (args.length) throw new UsageError('usage: dsh compose [--json]')
@@ -117,6 +122,9 @@ async function main(argv: string[], io: Output): Promise<number> {
       return runRunCode(options, args, io)
     case 'docs':
       return runDocs(options, args, io)
+    case 'doctor':
+      if (args.length) throw new UsageError('usage: dsh doctor [--json] [--self-test-fetch]')
+      return runDoctor({ ...options, selfTestFetch: !!values['self-test-fetch'] }, io)
     case 'mcp':
       if (args.length || options.json) throw new UsageError('usage: dsh mcp [--preset NAME] [--config FILE]...')
       return runMcp(options, io)
