@@ -5,6 +5,7 @@ import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, r
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
 import { runMcp } from './cli/mcp-command.js'
 import { runDocs } from './cli/docs-command.js'
+import { runDoctor } from './cli/doctor.js'
 import { escapeForTerminal } from './cli/terminal.js'
 
 const HELP = `dsh: boot a composition of Cordis plugins and use its tools
@@ -29,6 +30,8 @@ commands:
                                       serve the composition's tools over MCP on stdio
                                       (defaults: 4194304 bytes per message, 8 calls at once)
   docs tools [FILE]                   the tools reference made from the registered schemas
+  doctor [--json] [--self-test-fetch] check the composition, providers, keys, base URLs, $DSH_HOME,
+                                      proxy, Node and tools; exit 1 when a check fails
 
 options (every command that boots a composition):
   --preset NAME        add config/presets/NAME.cordis.yml
@@ -66,6 +69,7 @@ async function main(argv: string[], io: Output): Promise<number> {
         resolve: { type: 'string', multiple: true },
         'max-message-bytes': { type: 'string' },
         'max-concurrent-calls': { type: 'string' },
+        'self-test-fetch': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -95,6 +99,7 @@ async function main(argv: string[], io: Output): Promise<number> {
   if (misplaced && command !== 'fetch') throw new UsageError(`--${misplaced} goes with dsh fetch.`)
   const mcpFlag = (['max-message-bytes', 'max-concurrent-calls'] as const).find((flag) => values[flag] !== undefined)
   if (mcpFlag && command !== 'mcp') throw new UsageError(`--${mcpFlag} goes with dsh mcp.`)
+  if (values['self-test-fetch'] && command !== 'doctor') throw new UsageError('--self-test-fetch goes with dsh doctor.')
   switch (command) {
     case 'compose':
       if (args.length) throw new UsageError('usage: dsh compose [--json]')
@@ -123,6 +128,9 @@ async function main(argv: string[], io: Output): Promise<number> {
       return runRunCode(options, args, io)
     case 'docs':
       return runDocs(options, args, io)
+    case 'doctor':
+      if (args.length) throw new UsageError('usage: dsh doctor [--json] [--self-test-fetch]')
+      return runDoctor({ ...options, selfTestFetch: !!values['self-test-fetch'] }, io)
     case 'mcp':
       if (args.length || options.json) throw new UsageError('usage: dsh mcp [--preset NAME] [--config FILE]... [--max-message-bytes N] [--max-concurrent-calls N]')
       return runMcp(options, io, { maxMessageBytes: values['max-message-bytes'], maxConcurrentCalls: values['max-concurrent-calls'] })

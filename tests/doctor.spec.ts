@@ -1,0 +1,206 @@
+// dsh doctor: the real CLI in child processes, a temp $DSH_HOME, loopback only.
+import assert from 'node:assert/strict'
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { dsh, PLUGINS, type RunResult, tempHome } from './helpers.js'
+import { KNOWN_PROVIDERS } from '../packages/harness/src/cli/doctor-providers.js'
+import { satisfies } from '../packages/harness/src/cli/doctor-environment.js'
+import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/doctor-network.js'
+import * as brave from 'dsh-web-search-brave'
+import * as deepseek from 'dsh-web-search-deepseek'
+import * as openai from 'dsh-web-search-openai'
+import * as searxng from 'dsh-web-search-searxng'
+
+/** The doctor's JSON document (exit 0 or 1 both print one). */
+function report(result: RunResult): { checks: { id: string; status: string; message: string; fix?: string }[]; worst: string } {
+  assert.ok(result.code === 0 || result.code === 1, `dsh doctor exited ${result.code}: ${result.stderr}`)
+  const document = JSON.parse(result.stdout)
+  assert.deepEqual(Object.keys(document).sort(), ['checks', 'worst'])
+  for (const check of document.checks) {
+    assert.equal(typeof check.id, 'string')
+    assert.ok(['ok', 'warn', 'fail'].includes(check.status), check.status)
+    assert.equal(typeof check.message, 'string')
+    if (check.status !== 'ok') assert.equal(typeof check.fix, 'string', `${check.id} has no fix`)
+  }
+  assert.equal(document.worst, document.checks.some((check: any) => check.status === 'fail') ? 'fail' : document.checks.some((check: any) => check.status === 'warn') ? 'warn' : 'ok')
+  assert.equal(result.code, document.worst === 'fail' ? 1 : 0)
+  return document
+}
+
+function check(document: ReturnType<typeof report>, id: string) {
+  const found = document.checks.find((item) => item.id === id)
+  assert.ok(found, `no check ${id} in ${document.checks.map((item) => item.id).join(', ')}`)
+  return found
+}
+
+/** A loopback server counting the requests it sees. */
+async function countingServer(): Promise<{ server: Server; url: string; requests: string[] }> {
+  const requests: string[] = []
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`)
+    response.end('{}')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+describe('dsh doctor', () => {
+  let home: string
+  before(async () => {
+    home = await tempHome()
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  it('fails on the shipped base without a key, naming the credential and the command that stores it', async () => {
+    const result = await dsh(['doctor', '--json'], { home })
+    const document = report(result)
+    assert.equal(result.code, 1)
+    assert.equal(document.worst, 'fail')
+    const credential = check(document, 'credential.deepseek-official')
+    assert.equal(credential.status, 'fail')
+    assert.match(credential.message, /DEEPSEEK_API_KEY is missing/)
+    assert.match(credential.fix!, /dsh credentials set DEEPSEEK_API_KEY/)
+    assert.equal(check(document, 'composition').status, 'ok')
+    assert.equal(check(document, 'web.searchProvider').status, 'ok')
+    assert.equal(check(document, 'node').status, 'ok')
+    assert.match(check(document, 'tools').message, /web_search/)
+    // The human form: a line per check with its status first, the fix indented below.
+    const human = await dsh(['doctor'], { home })
+    assert.equal(human.code, 1)
+    assert.match(human.stdout, /^fail credential\.deepseek-official: DEEPSEEK_API_KEY is missing.*\n {7}fix: dsh credentials set DEEPSEEK_API_KEY/m)
+    assert.match(human.stdout, /^ok {3}composition: /m)
+  })
+
+  it('is all ok once the key is stored, saying where it comes from and never its value, and probes no public endpoint', async () => {
+    const keyHome = await tempHome()
+    try {
+      assert.equal((await dsh(['credentials', 'set', 'DEEPSEEK_API_KEY'], { home: keyHome, input: 'sk-doctor-test-value\n' })).code, 0)
+      // The default base URL is a vendor's: doctor must not touch it.
+      const result = await dsh(['doctor', '--json'], { home: keyHome, env: { DEEPSEEK_SEARCH_BASE_URL: undefined } })
+      const document = report(result)
+      assert.equal(result.code, 0, result.stdout)
+      assert.equal(check(document, 'credential.deepseek-official').status, 'ok')
+      assert.match(check(document, 'credential.deepseek-official').message, /DEEPSEEK_API_KEY from the credentials store/)
+      assert.match(check(document, 'baseURL.deepseek-official').message, /https:\/\/api\.deepseek\.com\/anthropic from the default; not probed: public endpoint/)
+      assert.ok(!result.stdout.includes('sk-doctor-test-value') && !result.stderr.includes('sk-doctor-test-value'))
+      const fromEnv = report(await dsh(['doctor', '--json'], { home, env: { DEEPSEEK_API_KEY: 'sk-env-value', DEEPSEEK_SEARCH_BASE_URL: undefined } }))
+      assert.match(check(fromEnv, 'credential.deepseek-official').message, /DEEPSEEK_API_KEY from the environment/)
+    } finally {
+      await rm(keyHome, { recursive: true, force: true })
+    }
+  })
+
+  it('probes a SearXNG instance on loopback and says it is keyless', async () => {
+    const { server, url, requests } = await countingServer()
+    try {
+      const document = report(await dsh(['doctor', '--json', '--config', 'docs/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: url } }))
+      const base = check(document, 'baseURL.searxng')
+      assert.equal(base.status, 'ok', base.message)
+      assert.match(base.message, new RegExp(`${url} from the environment variable SEARXNG_BASE_URL is reachable \\(HTTP 200`))
+      assert.deepEqual(requests, ['GET /'])
+      assert.equal(check(document, 'web.searchProvider').status, 'ok')
+      assert.match(check(document, 'credential.searxng').message, /keyless/)
+      // DeepSeek is mounted but not selected: its missing key is a warning, not a failure.
+      assert.equal(check(document, 'credential.deepseek-official').status, 'warn')
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it('fails on a SearXNG base URL nothing listens on, naming the connection error and the setting', async () => {
+    const port = await closedPort()
+    const document = report(await dsh(['doctor', '--json', '--config', 'docs/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: `http://127.0.0.1:${port}` } }))
+    const base = check(document, 'baseURL.searxng')
+    assert.equal(base.status, 'fail')
+    assert.match(base.message, /ECONNREFUSED/)
+    assert.match(base.message, /SEARXNG_BASE_URL/)
+    assert.match(base.fix!, /SEARXNG_BASE_URL/)
+    assert.equal(document.worst, 'fail')
+  })
+
+  it('fails on the Brave overlay without BRAVE_API_KEY', async () => {
+    const result = await dsh(['doctor', '--json', '--config', 'docs/brave-search.cordis.yml'], { home })
+    const credential = check(report(result), 'credential.brave')
+    assert.equal(result.code, 1)
+    assert.equal(credential.status, 'fail')
+    assert.match(credential.message, /BRAVE_API_KEY is missing/)
+    assert.match(credential.fix!, /dsh credentials set BRAVE_API_KEY/)
+  })
+
+  it('fails on a world-writable $DSH_HOME with the chmod fix', async () => {
+    const open = await mkdtemp(join(home, 'open-'))
+    await chmod(open, 0o777)
+    const home_ = check(report(await dsh(['doctor', '--json'], { home: open })), 'home')
+    assert.equal(home_.status, 'fail')
+    assert.match(home_.message, /writable by group and others/)
+    assert.equal(home_.fix, `chmod 700 ${open}`)
+  })
+
+  it('shows proxy variables with the password redacted', async () => {
+    const result = await dsh(['doctor', '--json'], { home, env: { HTTPS_PROXY: 'http://u:secret@127.0.0.1:9', no_proxy: 'localhost' } })
+    assert.match(check(report(result), 'proxy').message, /HTTPS_PROXY=http:\/\/u:\*\*\*@127\.0\.0\.1:9/)
+    const human = await dsh(['doctor'], { home, env: { HTTPS_PROXY: 'http://u:secret@127.0.0.1:9' } })
+    for (const text of [result.stdout, result.stderr, human.stdout, human.stderr]) assert.ok(!text.includes('secret'), text)
+  })
+
+  it('fails naming a row whose plugin fails to start', async () => {
+    const overlay = join(home, 'fails.cordis.yml')
+    await writeFile(overlay, `- id: broken\n  name: ${PLUGINS}/fails-on-start.mjs\n`)
+    const document = report(await dsh(['doctor', '--json', '--config', overlay], { home }))
+    assert.equal(check(document, 'composition').status, 'fail')
+    const row = check(document, 'row.broken')
+    assert.equal(row.status, 'fail')
+    assert.match(row.message, /row "broken" .* failed to start: this plugin always fails to start/)
+  })
+
+  it('self-tests the fetch provider on loopback: refused by the address policy', async () => {
+    const document = report(await dsh(['doctor', '--json', '--self-test-fetch'], { home }))
+    const selfTest = check(document, 'self-test-fetch')
+    assert.equal(selfTest.status, 'ok', selfTest.message)
+    assert.match(selfTest.message, /\(WEB_BLOCKED_ADDRESS\); no request reached the server/)
+    // Without the flag there is no self-test.
+    assert.ok(!report(await dsh(['doctor', '--json'], { home })).checks.some((item) => item.id === 'self-test-fetch'))
+  })
+})
+
+describe('dsh doctor helpers', () => {
+  it('knows the base URL variables and defaults the provider packages export', () => {
+    const exported: Record<string, [string, string | undefined]> = {
+      'deepseek-official': [deepseek.DEEPSEEK_BASE_URL_ENV, deepseek.DEFAULT_DEEPSEEK_BASE_URL],
+      'openai-official': [openai.OPENAI_BASE_URL_ENV, openai.DEFAULT_OPENAI_BASE_URL],
+      brave: [brave.BRAVE_BASE_URL_ENV, brave.DEFAULT_BRAVE_BASE_URL],
+      searxng: [searxng.SEARXNG_BASE_URL_ENV, undefined],
+    }
+    for (const [id, [env, fallback]] of Object.entries(exported)) {
+      const known = KNOWN_PROVIDERS.find((provider) => provider.id === id)
+      assert.equal(known?.baseURLEnv, env, id)
+      assert.equal(known?.defaultBaseURL, fallback, id)
+    }
+  })
+
+  it('probes only loopback and private addresses', () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.1.1', '::1', 'fd00::1', '::ffff:127.0.0.1']) assert.ok(isNonPublicAddress(address), address)
+    for (const address of ['8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:1.1.1.1', 'example.com']) assert.ok(!isNonPublicAddress(address), address)
+  })
+
+  it('redacts passwords in proxy URLs and reads engines ranges', () => {
+    assert.equal(redactUrl('http://u:secret@127.0.0.1:9'), 'http://u:***@127.0.0.1:9')
+    assert.ok(!redactUrl('not a url://u:secret@host').includes('secret'))
+    assert.equal(satisfies('20.20.2', '>=20.6'), true)
+    assert.equal(satisfies('20.5.1', '>=20.6'), false)
+    assert.equal(satisfies('22.1.0', '^20.6.0 || >=22'), true)
+    assert.equal(satisfies('21.0.0', '^20.6.0 || >=22'), false)
+  })
+})
