@@ -1,0 +1,371 @@
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten'
+
+/**
+ * How values leave the sandbox. JSON is the only thing that crosses, and a
+ * value JSON cannot carry is converted by a documented rule or refused with
+ * the path of the offending part; it never becomes "" or "[object Object]".
+ * The conversion runs inside the interpreter (so the deadline and the memory
+ * limit apply to it, getters and toJSON included) with the intrinsics it
+ * needs captured before the model's code runs, and it stops as soon as the
+ * text passes its size cap.
+ *
+ * | value                                   | `result` mode (run_code's result)              | `input` mode (a tool call's input) |
+ * |-----------------------------------------|------------------------------------------------|------------------------------------|
+ * | undefined as the whole value            | no result                                      | `{}`                               |
+ * | undefined object property               | omitted, with a note                           | omitted                            |
+ * | undefined or a hole in an array         | `null`, with a note                            | refused                            |
+ * | NaN, Infinity, -Infinity                | `null`, with a note                            | refused                            |
+ * | BigInt                                  | its decimal digits as a string, with a note    | refused                            |
+ * | Error                                   | `{ name, message }` (and `code`), with a note  | refused                            |
+ * | Date, anything with toJSON              | what toJSON returns, as JSON.stringify does    | the same                           |
+ * | Boolean, Number, String objects         | their primitive value                          | the same                           |
+ * | function, Symbol                        | refused (CODE_RESULT_NOT_JSON)                 | refused                            |
+ * | cycle                                   | refused, naming both ends                      | refused                            |
+ * | Map, Set, WeakMap, WeakSet, Promise, RegExp, ArrayBuffer, typed array, DataView | refused, with how to convert it | refused |
+ * | nesting deeper than 500 levels          | refused                                        | refused                            |
+ * | more than the size cap                  | refused (CODE_RESOURCE_LIMIT)                  | refused                            |
+ *
+ * Symbol-keyed and non-enumerable properties are left out, as JSON.stringify
+ * does. `log` mode writes console output: never refuses, shows what JSON
+ * cannot (`NaN`, `undefined`, `12n`, `[Function name]`, `[Circular]`).
+ */
+export type ConvertMode = 'result' | 'input' | 'log'
+
+export const MAX_DEPTH = 500
+
+export type Converted =
+  | { ok: true; text?: QuickJSHandle; length: number; notes: string[] }
+  | { ok: false; code: 'CODE_RESULT_NOT_JSON' | 'CODE_RESOURCE_LIMIT'; message: string }
+
+const CONVERTER_SOURCE = String.raw`(() => {
+  'use strict'
+  const uncurry = (fn) => Function.prototype.call.bind(fn)
+  const tagOf = uncurry(Object.prototype.toString)
+  const testPattern = uncurry(RegExp.prototype.test)
+  const join = uncurry(Array.prototype.join)
+  const valueOfNumber = uncurry(Number.prototype.valueOf)
+  const valueOfString = uncurry(String.prototype.valueOf)
+  const valueOfBoolean = uncurry(Boolean.prototype.valueOf)
+  const quote = JSON.stringify
+  const keysOf = Object.keys
+  const isArray = Array.isArray
+  const isFinite = Number.isFinite
+  const toString = String
+  const create = Object.create
+  const charCodeAt = uncurry(String.prototype.charCodeAt)
+  const sliceString = uncurry(String.prototype.slice)
+  const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+  const REFUSED = Object.assign(create(null), {
+    '[object Map]': 'a Map; convert it with Object.fromEntries(map) or [...map]',
+    '[object Set]': 'a Set; convert it with [...set]',
+    '[object WeakMap]': 'a WeakMap, which cannot be listed',
+    '[object WeakSet]': 'a WeakSet, which cannot be listed',
+    '[object Promise]': 'a Promise; await it first',
+    '[object RegExp]': 'a RegExp; convert it with String(pattern)',
+    '[object ArrayBuffer]': 'an ArrayBuffer; convert it with Array.from(new Uint8Array(buffer))',
+    '[object SharedArrayBuffer]': 'a SharedArrayBuffer; convert it with Array.from(new Uint8Array(buffer))',
+    '[object DataView]': 'a DataView; convert its bytes with Array.from(new Uint8Array(view.buffer))',
+  })
+  const TYPED = /^\[object (Big)?(Int|Uint|Float)(8|16|32|64)(Clamped)?Array\]$/
+  class Stop { constructor(code, message) { this.code = code; this.message = message } }
+
+  const convert = (value, root, mode, maxChars, maxDepth) => {
+    const parts = []
+    let length = 0
+    const ancestors = []
+    const keys = []
+    const notes = create(null)
+    const noteOrder = []
+    const lenient = mode === 'log'
+    const strict = mode === 'input'
+
+    const pathOf = (depth, key) => {
+      let path = root
+      const last = key === undefined ? depth : depth + 1
+      for (let index = 0; index < last; index++) {
+        const part = index < depth ? keys[index] : key
+        path += typeof part === 'number' ? '[' + part + ']' : testPattern(IDENTIFIER, part) ? '.' + part : '[' + quote(part) + ']'
+      }
+      return path
+    }
+    const emit = (text) => {
+      length += text.length
+      if (length > maxChars) throw new Stop('CODE_RESOURCE_LIMIT', '')
+      parts[parts.length] = text
+    }
+    const refuse = (depth, key, what) => {
+      throw new Stop('CODE_RESULT_NOT_JSON', pathOf(depth, key) + ' is ' + what)
+    }
+    // A conversion JSON would make quietly: noted in result mode, refused for tool input.
+    const convertNote = (depth, key, kind, what) => {
+      if (strict) refuse(depth, key, what + ', which JSON cannot carry')
+      if (lenient) return
+      const note = notes[kind]
+      if (note) note.count++
+      else {
+        notes[kind] = { count: 1, first: pathOf(depth, key) }
+        noteOrder[noteOrder.length] = kind
+      }
+    }
+
+    // Writes one value; returns false when an object property is to be left out.
+    const write = (item, depth, key, inArray) => {
+      if (item !== null && (typeof item === 'object' || typeof item === 'bigint') && typeof item.toJSON === 'function') {
+        item = item.toJSON(typeof key === 'number' ? toString(key) : key === undefined ? '' : key)
+      }
+      switch (typeof item) {
+        case 'string':
+          emit(quote(item))
+          return true
+        case 'boolean':
+          emit(item ? 'true' : 'false')
+          return true
+        case 'number':
+          if (isFinite(item)) emit(quote(item))
+          else if (lenient) emit(toString(item))
+          else {
+            convertNote(depth, key, 'number', toString(item))
+            emit('null')
+          }
+          return true
+        case 'bigint':
+          if (lenient) emit(toString(item) + 'n')
+          else {
+            convertNote(depth, key, 'bigint', 'a BigInt')
+            emit(quote(toString(item)))
+          }
+          return true
+        case 'undefined':
+          if (lenient) {
+            emit('undefined')
+            return true
+          }
+          if (inArray) {
+            convertNote(depth, key, 'array-undefined', 'undefined (or a hole) in an array')
+            emit('null')
+            return true
+          }
+          if (!strict) convertNote(depth, key, 'property-undefined', 'undefined')
+          return false
+        case 'symbol':
+          if (lenient) emit(toString(item))
+          else refuse(depth, key, 'a Symbol, which JSON cannot carry')
+          return true
+        case 'function':
+          if (lenient) emit('[Function' + (item.name ? ' ' + item.name : '') + ']')
+          else refuse(depth, key, 'a function, which JSON cannot carry')
+          return true
+      }
+      if (item === null) {
+        emit('null')
+        return true
+      }
+      const tag = tagOf(item)
+      if (lenient && tag === '[object Error]') {
+        emit('[' + toString(item) + ']')
+        return true
+      }
+      if (tag === '[object Number]') return write(valueOfNumber(item), depth, key, inArray)
+      if (tag === '[object String]') return write(valueOfString(item), depth, key, inArray)
+      if (tag === '[object Boolean]') return write(valueOfBoolean(item), depth, key, inArray)
+      const refusal = REFUSED[tag] ?? (testPattern(TYPED, tag) ? 'a typed array; convert it with Array.from(array)' : undefined)
+      if (refusal) {
+        if (lenient) emit('[' + sliceString(tag, 8, -1) + ']')
+        else refuse(depth, key, refusal)
+        return true
+      }
+      for (let index = 0; index < ancestors.length; index++) {
+        if (ancestors[index] !== item) continue
+        if (lenient) emit('[Circular]')
+        else refuse(depth, key, 'the same object as ' + pathOf(index) + ' (a cycle), which JSON cannot carry')
+        return true
+      }
+      if (depth + (key === undefined ? 0 : 1) >= maxDepth) {
+        if (lenient) emit('[Deep]')
+        else refuse(depth, key, 'nested more than ' + maxDepth + ' levels deep')
+        return true
+      }
+      const inner = key === undefined ? depth : depth + 1
+      if (key !== undefined) keys[depth] = key
+      ancestors[ancestors.length] = item
+      if (tag === '[object Error]' && !lenient) {
+        convertNote(depth, key, 'error', 'an Error')
+        const plain = { name: toString(item.name), message: toString(item.message) }
+        if (typeof item.code === 'string') plain.code = item.code
+        writeObject(plain, inner)
+      } else if (isArray(item)) {
+        emit('[')
+        const count = item.length
+        for (let index = 0; index < count; index++) {
+          if (index > 0) emit(',')
+          write(item[index], inner, index, true)
+        }
+        emit(']')
+      } else {
+        writeObject(item, inner)
+      }
+      ancestors.length--
+      return true
+    }
+    const writeObject = (item, depth) => {
+      emit('{')
+      const names = keysOf(item)
+      let first = true
+      for (let index = 0; index < names.length; index++) {
+        const name = names[index]
+        const mark = parts.length
+        const markLength = length
+        emit((first ? '' : ',') + quote(name) + ':')
+        if (write(item[name], depth, name, false)) first = false
+        else {
+          parts.length = mark
+          length = markLength
+        }
+      }
+      emit('}')
+    }
+
+    try {
+      if (value === undefined && !lenient) return { ok: true, text: undefined, length: 0, notes: [] }
+      if (lenient && typeof value === 'string') {
+        if (value.length > maxChars) throw new Stop('CODE_RESOURCE_LIMIT', '')
+        return { ok: true, text: value, length: value.length, notes: [] }
+      }
+      write(value, 0, undefined, false)
+    } catch (error) {
+      if (error instanceof Stop) return { ok: false, code: error.code, message: error.message }
+      throw error
+    }
+    const list = []
+    for (let index = 0; index < noteOrder.length; index++) {
+      const kind = noteOrder[index]
+      const { count, first } = notes[kind]
+      const where = count === 1 ? first : count + ' places, the first ' + first
+      list[list.length] =
+        kind === 'number' ? 'NaN or Infinity became null at ' + where :
+        kind === 'bigint' ? 'a BigInt became a string of its digits at ' + where :
+        kind === 'array-undefined' ? 'undefined (or a hole) in an array became null at ' + where :
+        kind === 'property-undefined' ? 'a property whose value is undefined was left out at ' + where :
+        'an Error became { name, message } at ' + where
+    }
+    const text = join(parts, '')
+    return { ok: true, text, length: text.length, notes: list }
+  }
+  // A piece of a long string to copy out, never ending inside a surrogate pair.
+  const slice = (text, start, size) => {
+    let end = start + size
+    if (end < text.length) {
+      const unit = charCodeAt(text, end - 1)
+      if (unit >= 0xd800 && unit <= 0xdbff) end--
+    }
+    return sliceString(text, start, end)
+  }
+  return { convert, slice }
+})()`
+
+const CHUNK_CHARS = 1 << 20
+
+/** The interpreter threw while converting or copying (a getter, toJSON, the deadline's interrupt): the handle is what it threw. */
+export class VmThrew extends Error {
+  constructor(readonly handle: QuickJSHandle) {
+    super('The interpreter threw while converting a value.')
+  }
+}
+
+/**
+ * The converter, evaluated in a context before any of the model's code runs,
+ * so the intrinsics it uses are the originals; its handles stay the host's.
+ */
+export class ValueConverter {
+  private readonly functions: QuickJSHandle
+  private readonly convertHandle: QuickJSHandle
+  private readonly sliceHandle: QuickJSHandle
+
+  constructor(private readonly vm: QuickJSContext) {
+    this.functions = vm.unwrapResult(vm.evalCode(CONVERTER_SOURCE, 'dsh-convert.js'))
+    this.convertHandle = vm.getProp(this.functions, 'convert')
+    this.sliceHandle = vm.getProp(this.functions, 'slice')
+  }
+
+  dispose() {
+    if (!this.vm.alive) return
+    this.convertHandle.dispose()
+    this.sliceHandle.dispose()
+    this.functions.dispose()
+  }
+
+  /** Converts a value to JSON text (or console text) inside the interpreter; `text` is absent for an undefined result. */
+  convert(value: QuickJSHandle, root: string, mode: ConvertMode, maxChars: number): Converted {
+    const vm = this.vm
+    const args = [vm.newString(root), vm.newString(mode), vm.newNumber(maxChars), vm.newNumber(MAX_DEPTH)]
+    const called = vm.callFunction(this.convertHandle, vm.undefined, value, ...args)
+    for (const handle of args) handle.dispose()
+    if (called.error) throw new VmThrew(called.error)
+    const outcome = called.value
+    try {
+      if (readProp(vm, outcome, 'ok') !== true) {
+        const code = readProp(vm, outcome, 'code')
+        const message = readProp(vm, outcome, 'message')
+        return code === 'CODE_RESOURCE_LIMIT'
+          ? { ok: false, code, message: '' }
+          : { ok: false, code: 'CODE_RESULT_NOT_JSON', message: typeof message === 'string' ? message : 'it is not JSON data' }
+      }
+      const length = readProp(vm, outcome, 'length')
+      const notes = readProp(vm, outcome, 'notes')
+      const text = vm.getProp(outcome, 'text')
+      if (vm.typeof(text) !== 'string') {
+        text.dispose()
+        return { ok: true, length: 0, notes: Array.isArray(notes) ? notes.map(String) : [] }
+      }
+      return { ok: true, text, length: typeof length === 'number' ? length : 0, notes: Array.isArray(notes) ? notes.map(String) : [] }
+    } finally {
+      outcome.dispose()
+    }
+  }
+
+  /**
+   * Copies a string out of the interpreter a megabyte at a time, so that
+   * copying never needs much of the interpreter's own memory, and gives up
+   * (undefined) past `maxBytes` of UTF-8.
+   */
+  copyOut(text: QuickJSHandle, length: number, maxBytes: number): { text: string; bytes: number } | undefined {
+    const vm = this.vm
+    if (length <= CHUNK_CHARS) {
+      const whole = vm.getString(text)
+      const bytes = Buffer.byteLength(whole)
+      return bytes > maxBytes ? undefined : { text: whole, bytes }
+    }
+    const chunks: string[] = []
+    let bytes = 0
+    for (let start = 0; start < length;) {
+      const startHandle = vm.newNumber(start)
+      const sizeHandle = vm.newNumber(CHUNK_CHARS)
+      const sliced = vm.callFunction(this.sliceHandle, vm.undefined, text, startHandle, sizeHandle)
+      startHandle.dispose()
+      sizeHandle.dispose()
+      if (sliced.error) throw new VmThrew(sliced.error)
+      const chunk = vm.typeof(sliced.value) === 'string' ? vm.getString(sliced.value) : ''
+      sliced.value.dispose()
+      if (!chunk.length) break
+      bytes += Buffer.byteLength(chunk)
+      if (bytes > maxBytes) return undefined
+      chunks.push(chunk)
+      start += chunk.length
+    }
+    return { text: chunks.join(''), bytes }
+  }
+}
+
+/** A small primitive or list of strings from an object the converter made. */
+function readProp(vm: QuickJSContext, object: QuickJSHandle, key: string): unknown {
+  const handle = vm.getProp(object, key)
+  try {
+    const type = vm.typeof(handle)
+    if (type === 'string') return vm.getString(handle)
+    if (type === 'number') return vm.getNumber(handle)
+    if (type === 'boolean' || type === 'object') return vm.dump(handle)
+    return undefined
+  } finally {
+    handle.dispose()
+  }
+}
