@@ -81,12 +81,20 @@ describe('run_code values: what JSON cannot carry, the result cap, and stops ins
       [`({ 'odd key': new Map([[1, 2]]) })`, /result\["odd key"\] is a Map; convert it with Object\.fromEntries\(map\)/],
       [`({ bytes: new Uint8Array(4) })`, /result\.bytes is a typed array; convert it with Array\.from/],
       [`Promise.resolve(1).then(() => ({ later: Promise.resolve(2) }))`, /result\.later is a Promise; await it first/],
+      // 501 arrays, one in another: the path is shortened in the middle.
+      [`let deep = [1]; for (let i = 0; i < 500; i++) deep = [deep]; deep`, /result(\[0\]){40}.*…(\[0\]){30,} is nested more than 500 levels deep/],
     ]
     for (const [code, message] of cases) {
       const { outcome } = await run(code)
       assert.equal(outcome.error?.code, 'CODE_RESULT_NOT_JSON', `${code}: ${outcome.content}`)
       assert.match(outcome.error!.message, message)
     }
+  })
+
+  it('reports a getter that throws while the result is converted as CODE_ERROR, with its message', async () => {
+    const { outcome } = await run(`({ plain: [1, 2], get broken() { throw new RangeError('no value here') } })`)
+    assert.equal(outcome.error?.code, 'CODE_ERROR', outcome.content)
+    assert.match(outcome.error!.message, /RangeError: Converting the result to JSON failed: no value here/)
   })
 
   it('refuses a result past 10 MB of JSON with CODE_RESOURCE_LIMIT, counting UTF-8 bytes, and returns one just under it', async () => {

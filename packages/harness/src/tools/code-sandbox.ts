@@ -133,15 +133,10 @@ export async function runInSandbox(options: SandboxOptions): Promise<SandboxResu
 
 function exportResult(vm: QuickJSContext, converter: ValueConverter, value: QuickJSHandle, options: SandboxOptions): Omit<SandboxResult, 'logs'> {
   try {
-    const converted = converter.convert(value, 'result', 'result', options.maxResultBytes)
-    if (!converted.ok) {
-      if (converted.code === 'CODE_RESOURCE_LIMIT') return { error: stopError('result-size', options) }
-      return { error: { code: 'CODE_RESULT_NOT_JSON', kind: 'not-json', name: 'ResultError', message: `The result cannot be returned: ${converted.message}. Return plain data (objects, arrays, strings, finite numbers, booleans, null).` } }
-    }
-    if (!converted.text) return { notes: converted.notes }
-    const copied = converter.copyOut(converted.text, converted.length, options.maxResultBytes)
-    if (!copied) return { error: stopError('result-size', options) }
-    return { json: copied.text, notes: converted.notes }
+    const converted = converter.toJson(value, 'result', 'result', options.maxResultBytes)
+    if (converted.ok) return { json: converted.json, notes: converted.notes }
+    if (converted.code === 'CODE_RESOURCE_LIMIT') return { error: stopError('result-size', options) }
+    return { error: { code: 'CODE_RESULT_NOT_JSON', kind: 'not-json', name: 'ResultError', message: `The result cannot be returned: ${converted.message}. Return plain data (objects, arrays, strings, finite numbers, booleans, null).` } }
   } catch (error) {
     if (!(error instanceof VmThrew)) throw error
     const described = describeError(vm, error.handle, options)
@@ -230,7 +225,7 @@ function installTools(
       if (inputHandle !== undefined) {
         let converted
         try {
-          converted = converter.convert(inputHandle, 'input', 'input', options.maxResultBytes)
+          converted = converter.toJson(inputHandle, 'input', 'input', options.maxResultBytes)
         } catch (error) {
           if (!(error instanceof VmThrew)) throw error
           if (isStopped()) return deferred.handle
@@ -239,21 +234,14 @@ function installTools(
           return deferred.handle
         }
         if (!converted.ok) {
-          const message = converted.code === 'CODE_RESOURCE_LIMIT'
+          const tooLarge = converted.code === 'CODE_RESOURCE_LIMIT'
+          const message = tooLarge
             ? `The input of tools.${name} is more than ${options.maxResultBytes} bytes of JSON.`
             : `The input of tools.${name} cannot be sent: ${converted.message}. Tool inputs are plain JSON data.`
-          rejectWith(deferred, 'TypeError', converted.code === 'CODE_RESOURCE_LIMIT' ? 'CODE_RESOURCE_LIMIT' : 'INVALID_ARGUMENT', message)
+          rejectWith(deferred, 'TypeError', tooLarge ? 'CODE_RESOURCE_LIMIT' : 'INVALID_ARGUMENT', message)
           return deferred.handle
         }
-        if (converted.text) {
-          const copied = converter.copyOut(converted.text, converted.length, options.maxResultBytes)
-          converted.text.dispose()
-          if (!copied) {
-            rejectWith(deferred, 'TypeError', 'CODE_RESOURCE_LIMIT', `The input of tools.${name} is more than ${options.maxResultBytes} bytes of JSON.`)
-            return deferred.handle
-          }
-          inputJson = copied.text
-        }
+        inputJson = converted.json ?? '{}'
       }
       dispatched++
       waiting.add(deferred)

@@ -54,6 +54,10 @@ const CONVERTER_SOURCE = String.raw`(() => {
   const create = Object.create
   const charCodeAt = uncurry(String.prototype.charCodeAt)
   const sliceString = uncurry(String.prototype.slice)
+  const NativeMap = Map
+  const mapGet = uncurry(Map.prototype.get)
+  const mapSet = uncurry(Map.prototype.set)
+  const mapDelete = uncurry(Map.prototype.delete)
   const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
   const REFUSED = Object.assign(create(null), {
     '[object Map]': 'a Map; convert it with Object.fromEntries(map) or [...map]',
@@ -69,10 +73,59 @@ const CONVERTER_SOURCE = String.raw`(() => {
   const TYPED = /^\[object (Big)?(Int|Uint|Float)(8|16|32|64)(Clamped)?Array\]$/
   class Stop { constructor(code, message) { this.code = code; this.message = message } }
 
-  const convert = (value, root, mode, maxChars, maxDepth) => {
-    const parts = []
+  const FALLBACK = new Stop('', '')
+  const TOO_LARGE = new Stop('CODE_RESOURCE_LIMIT', '')
+  // Plain data, the common case, is written by the engine's own JSON.stringify, several times faster than
+  // the walk below; the replacer hands anything else to the walk (which may run getters a second time),
+  // and keeps a lower bound of the text's length, so an oversized result stops early.
+  const quick = (value, maxChars) => {
+    let budget = maxChars + 1
+    const replacer = (key, item) => {
+      switch (typeof item) {
+        case 'string':
+          budget -= item.length + 3
+          break
+        case 'number':
+          if (!isFinite(item)) throw FALLBACK
+          budget -= 2
+          break
+        case 'boolean':
+          budget -= 2
+          break
+        case 'object':
+          if (item !== null && !isArray(item) && tagOf(item) !== '[object Object]') throw FALLBACK
+          budget -= 2
+          break
+        default:
+          throw FALLBACK
+      }
+      if (budget < 0) throw TOO_LARGE
+      return item
+    }
+    let text
+    try {
+      text = quote(value, replacer)
+    } catch (error) {
+      if (error === TOO_LARGE) return { ok: false, code: error.code, message: '' }
+      // A cycle, a getter that threw, nesting past the engine's stack: the walk says which and where.
+      return undefined
+    }
+    if (typeof text !== 'string') return undefined
+    if (text.length > maxChars) return { ok: false, code: 'CODE_RESOURCE_LIMIT', message: '' }
+    return { ok: true, text, length: text.length, notes: [] }
+  }
+
+  const convert = (value, root, mode, maxChars, maxDepth, walkOnly) => {
+    if (mode !== 'log' && value !== undefined && !walkOnly) {
+      const written = quick(value, maxChars)
+      if (written) return written
+    }
+    // Small pieces are joined every few thousand, so that the pieces never cost much more than the text.
+    const blocks = []
+    let pieces = []
     let length = 0
-    const ancestors = []
+    // The objects being written, from the top down, each with its depth: a cycle is a value that is one of them.
+    const ancestors = new NativeMap()
     const keys = []
     const notes = create(null)
     const noteOrder = []
@@ -86,12 +139,16 @@ const CONVERTER_SOURCE = String.raw`(() => {
         const part = index < depth ? keys[index] : key
         path += typeof part === 'number' ? '[' + part + ']' : testPattern(IDENTIFIER, part) ? '.' + part : '[' + quote(part) + ']'
       }
-      return path
+      return path.length > 300 ? sliceString(path, 0, 150) + '…' + sliceString(path, path.length - 120) : path
     }
     const emit = (text) => {
       length += text.length
       if (length > maxChars) throw new Stop('CODE_RESOURCE_LIMIT', '')
-      parts[parts.length] = text
+      pieces[pieces.length] = text
+      if (pieces.length >= 4096) {
+        blocks[blocks.length] = join(pieces, '')
+        pieces = []
+      }
     }
     const refuse = (depth, key, what) => {
       throw new Stop('CODE_RESULT_NOT_JSON', pathOf(depth, key) + ' is ' + what)
@@ -108,104 +165,111 @@ const CONVERTER_SOURCE = String.raw`(() => {
       }
     }
 
-    // Writes one value; returns false when an object property is to be left out.
-    const write = (item, depth, key, inArray) => {
+    // What JSON.stringify would write for a value: toJSON's result when it has one.
+    const resolve = (item, key) => {
       if (item !== null && (typeof item === 'object' || typeof item === 'bigint') && typeof item.toJSON === 'function') {
-        item = item.toJSON(typeof key === 'number' ? toString(key) : key === undefined ? '' : key)
+        return item.toJSON(typeof key === 'number' ? toString(key) : key === undefined ? '' : key)
       }
+      return item
+    }
+    const write = (item, depth, key) => writeResolved(resolve(item, key), depth, key)
+    const writeResolved = (item, depth, key) => {
       switch (typeof item) {
         case 'string':
           emit(quote(item))
-          return true
+          return
         case 'boolean':
           emit(item ? 'true' : 'false')
-          return true
+          return
         case 'number':
-          if (isFinite(item)) emit(quote(item))
+          if (isFinite(item)) emit('' + item)
           else if (lenient) emit(toString(item))
           else {
             convertNote(depth, key, 'number', toString(item))
             emit('null')
           }
-          return true
+          return
         case 'bigint':
           if (lenient) emit(toString(item) + 'n')
           else {
             convertNote(depth, key, 'bigint', 'a BigInt')
             emit(quote(toString(item)))
           }
-          return true
+          return
         case 'undefined':
-          if (lenient) {
-            emit('undefined')
-            return true
-          }
-          if (inArray) {
+          // Undefined properties never get here (writeObject leaves them out); at the top it is a result of its own kind.
+          if (lenient) emit('undefined')
+          else {
             convertNote(depth, key, 'array-undefined', 'undefined (or a hole) in an array')
             emit('null')
-            return true
           }
-          if (!strict) convertNote(depth, key, 'property-undefined', 'undefined')
-          return false
+          return
         case 'symbol':
           if (lenient) emit(toString(item))
           else refuse(depth, key, 'a Symbol, which JSON cannot carry')
-          return true
+          return
         case 'function':
           if (lenient) emit('[Function' + (item.name ? ' ' + item.name : '') + ']')
           else refuse(depth, key, 'a function, which JSON cannot carry')
-          return true
+          return
       }
       if (item === null) {
         emit('null')
-        return true
+        return
       }
-      const tag = tagOf(item)
+      const array = isArray(item)
+      const tag = array ? '[object Array]' : tagOf(item)
       if (lenient && tag === '[object Error]') {
         emit('[' + toString(item) + ']')
-        return true
+        return
       }
-      if (tag === '[object Number]') return write(valueOfNumber(item), depth, key, inArray)
-      if (tag === '[object String]') return write(valueOfString(item), depth, key, inArray)
-      if (tag === '[object Boolean]') return write(valueOfBoolean(item), depth, key, inArray)
+      if (tag === '[object Number]') return writeResolved(valueOfNumber(item), depth, key)
+      if (tag === '[object String]') return writeResolved(valueOfString(item), depth, key)
+      if (tag === '[object Boolean]') return writeResolved(valueOfBoolean(item), depth, key)
       const refusal = REFUSED[tag] ?? (testPattern(TYPED, tag) ? 'a typed array; convert it with Array.from(array)' : undefined)
       if (refusal) {
         if (lenient) emit('[' + sliceString(tag, 8, -1) + ']')
         else refuse(depth, key, refusal)
-        return true
+        return
       }
-      for (let index = 0; index < ancestors.length; index++) {
-        if (ancestors[index] !== item) continue
+      const ancestor = mapGet(ancestors, item)
+      if (ancestor !== undefined) {
         if (lenient) emit('[Circular]')
-        else refuse(depth, key, 'the same object as ' + pathOf(index) + ' (a cycle), which JSON cannot carry')
-        return true
+        else refuse(depth, key, 'the same object as ' + pathOf(ancestor) + ' (a cycle), which JSON cannot carry')
+        return
       }
       if (depth + (key === undefined ? 0 : 1) >= maxDepth) {
         if (lenient) emit('[Deep]')
         else refuse(depth, key, 'nested more than ' + maxDepth + ' levels deep')
-        return true
+        return
       }
       const inner = key === undefined ? depth : depth + 1
       if (key !== undefined) keys[depth] = key
-      ancestors[ancestors.length] = item
+      mapSet(ancestors, item, inner)
       if (tag === '[object Error]' && !lenient) {
         convertNote(depth, key, 'error', 'an Error')
         const plain = { name: toString(item.name), message: toString(item.message) }
         if (typeof item.code === 'string') plain.code = item.code
         writeObject(plain, inner)
-      } else if (isArray(item)) {
+      } else if (array) {
         emit('[')
         const count = item.length
         for (let index = 0; index < count; index++) {
-          if (index > 0) emit(',')
-          write(item[index], inner, index, true)
+          const element = item[index]
+          // Numbers and strings, the bulk of most results, without the general path's calls.
+          if (typeof element === 'number' && isFinite(element)) emit(index > 0 ? ',' + element : '' + element)
+          else if (typeof element === 'string') emit(index > 0 ? ',' + quote(element) : quote(element))
+          else {
+            if (index > 0) emit(',')
+            write(element, inner, index)
+          }
         }
         emit(']')
       } else {
         writeObject(item, inner)
       }
-      ancestors.length--
-      return true
+      mapDelete(ancestors, item)
+      return
     }
     const writeObject = (item, depth) => {
       emit('{')
@@ -213,14 +277,14 @@ const CONVERTER_SOURCE = String.raw`(() => {
       let first = true
       for (let index = 0; index < names.length; index++) {
         const name = names[index]
-        const mark = parts.length
-        const markLength = length
-        emit((first ? '' : ',') + quote(name) + ':')
-        if (write(item[name], depth, name, false)) first = false
-        else {
-          parts.length = mark
-          length = markLength
+        const property = resolve(item[name], name)
+        if (property === undefined && !lenient) {
+          if (!strict) convertNote(depth, name, 'property-undefined', 'undefined')
+          continue
         }
+        emit((first ? '' : ',') + quote(name) + ':')
+        first = false
+        writeResolved(property, depth, name, false)
       }
       emit('}')
     }
@@ -248,7 +312,8 @@ const CONVERTER_SOURCE = String.raw`(() => {
         kind === 'property-undefined' ? 'a property whose value is undefined was left out at ' + where :
         'an Error became { name, message } at ' + where
     }
-    const text = join(parts, '')
+    blocks[blocks.length] = join(pieces, '')
+    const text = join(blocks, '')
     return { ok: true, text, length: text.length, notes: list }
   }
   // A piece of a long string to copy out, never ending inside a surrogate pair.
@@ -295,11 +360,11 @@ export class ValueConverter {
   }
 
   /** Converts a value to JSON text (or console text) inside the interpreter; `text` is absent for an undefined result. */
-  convert(value: QuickJSHandle, root: string, mode: ConvertMode, maxChars: number): Converted {
+  convert(value: QuickJSHandle, root: string, mode: ConvertMode, maxChars: number, walkOnly = false): Converted {
     const vm = this.vm
-    const args = [vm.newString(root), vm.newString(mode), vm.newNumber(maxChars), vm.newNumber(MAX_DEPTH)]
+    const args = [vm.newString(root), vm.newString(mode), vm.newNumber(maxChars), vm.newNumber(MAX_DEPTH), walkOnly ? vm.true : vm.false]
     const called = vm.callFunction(this.convertHandle, vm.undefined, value, ...args)
-    for (const handle of args) handle.dispose()
+    for (const handle of args.slice(0, 4)) handle.dispose()
     if (called.error) throw new VmThrew(called.error)
     const outcome = called.value
     try {
@@ -320,6 +385,25 @@ export class ValueConverter {
       return { ok: true, text, length: typeof length === 'number' ? length : 0, notes: Array.isArray(notes) ? notes.map(String) : [] }
     } finally {
       outcome.dispose()
+    }
+  }
+
+  /**
+   * A value as JSON text in the host's hands, at most `maxBytes` of UTF-8:
+   * converted inside, copied out, and checked for nesting deeper than
+   * MAX_DEPTH (which the engine's JSON.stringify does not count), in which
+   * case the walk runs to say where. `json` is absent for undefined.
+   */
+  toJson(value: QuickJSHandle, root: string, mode: 'result' | 'input', maxBytes: number): JsonConverted {
+    let converted = this.convert(value, root, mode, maxBytes)
+    for (let attempt = 0; ; attempt++) {
+      if (!converted.ok) return converted
+      if (!converted.text) return { ok: true, notes: converted.notes }
+      const copied = this.copyOut(converted.text, converted.length, maxBytes)
+      converted.text.dispose()
+      if (!copied) return { ok: false, code: 'CODE_RESOURCE_LIMIT', message: '' }
+      if (attempt > 0 || !nestsDeeperThan(copied.text, MAX_DEPTH)) return { ok: true, json: copied.text, notes: converted.notes }
+      converted = this.convert(value, root, mode, maxBytes, true)
     }
   }
 
@@ -354,6 +438,27 @@ export class ValueConverter {
     }
     return { text: chunks.join(''), bytes }
   }
+}
+
+export type JsonConverted =
+  | { ok: true; json?: string; notes: string[] }
+  | { ok: false; code: 'CODE_RESULT_NOT_JSON' | 'CODE_RESOURCE_LIMIT'; message: string }
+
+/** Whether JSON text has arrays or objects nested more than `max` deep (brackets inside strings do not count). */
+export function nestsDeeperThan(json: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let index = 0; index < json.length; index++) {
+    const code = json.charCodeAt(index)
+    if (inString) {
+      if (code === 92) index++
+      else if (code === 34) inString = false
+    } else if (code === 34) inString = true
+    else if (code === 91 || code === 123) {
+      if (++depth > max) return true
+    } else if (code === 93 || code === 125) depth--
+  }
+  return false
 }
 
 /** A small primitive or list of strings from an object the converter made. */
