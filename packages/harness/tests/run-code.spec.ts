@@ -45,9 +45,9 @@ describe('run_code (PTC transport)', () => {
     assert.equal(outcome.isError, false, outcome.content)
     assert.deepEqual(structured.result, { texts: ['one', 'two'] })
     assert.deepEqual(structured.logs, ['first said one'])
-    assert.deepEqual(structured.calls.map((call: any) => [call.callId, call.tool, call.isError]), [
-      [`${outcome.callId}:code:1`, 'echo', false],
-      [`${outcome.callId}:code:2`, 'echo', false],
+    assert.deepEqual(structured.calls.map((call: any) => [call.callId, call.tool, call.outcome]), [
+      [`${outcome.callId}:code:1`, 'echo', 'ok'],
+      [`${outcome.callId}:code:2`, 'echo', 'ok'],
     ])
     assert.match(outcome.content, /Tool calls \(2\)/)
     assert.match(outcome.content, /first said one/)

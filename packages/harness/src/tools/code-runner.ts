@@ -1,9 +1,43 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
-import { type SandboxOptions, type SandboxResult, stopError, ToolCallFailure } from './code-sandbox.js'
+import type { JsonValue } from 'dsh-host'
+import { compileInterpreter, type WasmModule } from './code-memory.js'
+import { type SandboxError, type SandboxLimits, stopError, ToolCallFailure } from './code-sandbox.js'
+import { type CodeLanguage, CodeSyntaxError, prepareCode } from './code-transform.js'
 import type { HostMessage, WorkerJob, WorkerMessage } from './code-worker.js'
 
 /** Time the worker gets past the deadline to stop itself before it is ended from outside. */
 const GRACE_MS = 1000
+
+export interface RunnerOptions extends SandboxLimits {
+  code: string
+  /** Without it, code that is not JavaScript is tried as TypeScript. */
+  language?: CodeLanguage
+  signal: AbortSignal
+  toolNames: string[]
+  /** Runs one tool call for the code; resolves to the JSON text of its structured output, rejects (ToolCallFailure) for an error the code sees. */
+  callTool(name: string, input: JsonValue): Promise<string>
+}
+
+export interface RunnerResult {
+  logs: string[]
+  /** Absent when the code's value was undefined or the run failed. */
+  value?: JsonValue
+  notes: string[]
+  error?: SandboxError
+  memoryBytes?: number
+}
+
+/**
+ * The worker's own V8 heap holds console lines, tool inputs and outputs in
+ * transit, and the result's JSON text while it is handed over (a few copies
+ * of it at most). The interpreter's heap is not in it: that is WebAssembly
+ * memory, bounded by its own maximum.
+ */
+export function workerHeapMb(maxResultBytes: number): number {
+  return 32 + Math.ceil((3 * maxResultBytes) / 1048576)
+}
 
 /**
  * The worker runs compiled code: from dist/ it is the file beside this one;
@@ -15,81 +49,123 @@ function workerUrl(): URL {
   return new URL('./code-worker.js', import.meta.url)
 }
 
+let compiled: Promise<WasmModule | undefined> | undefined
+/** The interpreter's WebAssembly, compiled once per process and shared with every worker (V8 shares the machine code). */
+function interpreterModule(): Promise<WasmModule | undefined> {
+  compiled ??= (async () => {
+    try {
+      const fromQuickJS = createRequire(createRequire(import.meta.url).resolve('quickjs-emscripten'))
+      return await compileInterpreter(await readFile(fromQuickJS.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
+    } catch {
+      // Each worker then compiles its own copy: slower, same limits.
+      return undefined
+    }
+  })()
+  return compiled
+}
+
 /**
  * Runs code in the QuickJS sandbox inside a worker thread. The host stays
  * responsive whatever the code does; cancellation and the deadline end the
  * worker outright; console lines stream out as they are written, so a run
- * that had to be ended still shows what it printed.
+ * that had to be ended still shows what it printed. A worker that dies of
+ * its own heap limit ends the run with the memory error, never the host.
  */
-export function runCodeInWorker(options: SandboxOptions): Promise<SandboxResult> {
-  const job: WorkerJob = {
-    code: options.code,
-    language: options.language,
+export async function runCodeInWorker(options: RunnerOptions): Promise<RunnerResult> {
+  let prepared: string
+  try {
+    prepared = await prepareCode(options.code, options.language)
+  } catch (error) {
+    if (!(error instanceof CodeSyntaxError)) throw error
+    return { logs: [], notes: [], error: { code: 'CODE_ERROR', kind: 'syntax', name: 'SyntaxError', message: error.message, line: error.line } }
+  }
+  const limits: SandboxLimits = {
     timeoutMs: options.timeoutMs,
     memoryBytes: options.memoryBytes,
-    toolNames: options.toolNames,
+    maxResultBytes: options.maxResultBytes,
+    maxToolCalls: options.maxToolCalls,
+    maxConcurrentCalls: options.maxConcurrentCalls,
     maxLogChars: options.maxLogChars,
   }
-  const memoryMb = Math.ceil(options.memoryBytes / 1048576)
+  const wasmModule = await interpreterModule()
+  const logs: string[] = []
+  if (options.signal.aborted) return { logs, notes: [], error: stopError('cancelled', limits) }
+  const job: WorkerJob = { ...limits, prepared, toolNames: options.toolNames, ...(wasmModule ? { wasmModule } : {}) }
   const worker = new Worker(workerUrl(), {
     workerData: job,
-    // The interpreter's heap lives in WebAssembly memory under its own limit;
-    // this bounds what the worker's JavaScript side can pile up besides.
-    resourceLimits: { maxOldGenerationSizeMb: Math.max(64, memoryMb * 2), maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+    resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(options.maxResultBytes), maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
     stdout: true,
     stderr: true,
   })
   // Nothing the worker prints may reach the host's stdout (it carries MCP and --json output).
   worker.stdout.on('data', (chunk) => process.stderr.write(chunk))
   worker.stderr.on('data', (chunk) => process.stderr.write(chunk))
-  const logs: string[] = []
-  return new Promise<SandboxResult>((resolve) => {
+  return new Promise<RunnerResult>((resolve) => {
     let settled = false
-    const finish = (result: SandboxResult) => {
+    const finish = (result: Omit<RunnerResult, 'logs'>) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       options.signal.removeEventListener('abort', onAbort)
       void worker.terminate()
-      resolve(result)
+      resolve({ logs, ...result })
     }
-    const end = (kind: 'timeout' | 'cancelled' | 'memory') => finish({ logs, error: stopError(kind, options) })
+    const end = (kind: 'timeout' | 'cancelled' | 'memory') => finish({ notes: [], error: stopError(kind, limits) })
     const onAbort = () => end('cancelled')
     const timer = setTimeout(() => end('timeout'), options.timeoutMs + GRACE_MS)
-    if (options.signal.aborted) return onAbort()
     options.signal.addEventListener('abort', onAbort, { once: true })
 
     worker.on('message', (message: WorkerMessage) => {
+      if (settled) return
       switch (message.type) {
         case 'log':
           logs.push(message.line)
           break
-        case 'done':
-          finish(message.result)
+        case 'done': {
+          const { json, notes = [], error, memoryBytes } = message.result
+          if (error || json === undefined) return finish({ notes, error, memoryBytes })
+          try {
+            finish({ value: JSON.parse(json) as JsonValue, notes, memoryBytes })
+          } catch {
+            finish({ notes, memoryBytes, error: { code: 'CODE_RESULT_NOT_JSON', kind: 'not-json', name: 'ResultError', message: 'The result could not be read back as JSON (was a built-in such as Array.prototype changed?).' } })
+          }
           break
+        }
         case 'tool-call':
-          options.callTool(message.name, message.input).then(
-            (value) => reply({ type: 'tool-reply', id: message.id, ok: true, value }),
-            (error) => reply({
-              type: 'tool-reply',
-              id: message.id,
-              ok: false,
-              code: error instanceof ToolCallFailure ? error.code : 'TOOL_ERROR',
-              message: String(error?.message ?? error),
-            }),
-          )
+          callTool(message)
           break
       }
     })
+    const callTool = (message: Extract<WorkerMessage, { type: 'tool-call' }>) => {
+      let input: JsonValue
+      try {
+        input = JSON.parse(message.inputJson) as JsonValue
+      } catch {
+        return reply({ type: 'tool-reply', id: message.id, ok: false, code: 'INVALID_ARGUMENT', message: `The input of tools.${message.name} could not be read as JSON.` })
+      }
+      options.callTool(message.name, input).then(
+        (outputJson) => reply({ type: 'tool-reply', id: message.id, ok: true, outputJson }),
+        (error) => reply({
+          type: 'tool-reply',
+          id: message.id,
+          ok: false,
+          code: error instanceof ToolCallFailure ? error.code : 'TOOL_ERROR',
+          message: String(error?.message ?? error),
+        }),
+      )
+    }
     const reply = (message: HostMessage) => {
       if (!settled) worker.postMessage(message)
     }
     worker.on('error', (error: Error & { code?: string }) => {
-      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') return end('memory')
-      finish({ logs, error: { kind: 'exception', name: error.name, message: `The code runner failed: ${error.message}` } })
+      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        const memory = stopError('memory', limits)
+        return finish({ notes: [], error: { ...memory, message: `${memory.message} (The runner's own heap of ${workerHeapMb(options.maxResultBytes)} MB ran out.)` } })
+      }
+      finish({ notes: [], error: { code: 'CODE_ERROR', kind: 'exception', name: error.name, message: `The code runner failed: ${error.message}` } })
     })
     worker.on('exit', (code) => {
-      if (!settled) finish({ logs, error: { kind: 'exception', name: 'Error', message: `The code runner stopped unexpectedly (exit code ${code}).` } })
+      if (!settled) finish({ notes: [], error: { code: 'CODE_ERROR', kind: 'exception', name: 'Error', message: `The code runner stopped unexpectedly (exit code ${code}).` } })
     })
   })
 }

@@ -1,25 +1,41 @@
-import { getQuickJS, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle } from 'quickjs-emscripten'
-import { type CodeLanguage, CodeSyntaxError, prepareCode } from './code-transform.js'
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten'
+import { createBoundedInterpreter, type BoundedInterpreter, type WasmModule } from './code-memory.js'
+import { ValueConverter, VmThrew } from './code-values.js'
 
-export interface SandboxOptions {
-  code: string
-  /** Without it, code that is not JavaScript is tried as TypeScript. */
-  language?: CodeLanguage
+export interface SandboxLimits {
   timeoutMs: number
+  /** The interpreter's whole WebAssembly memory, at least 16 MB. */
   memoryBytes: number
-  signal: AbortSignal
-  /** The names under `tools.` in the code. */
-  toolNames: string[]
-  /** Runs one tool call for the code; a rejection becomes a thrown Error in the code. */
-  callTool(name: string, input: unknown): Promise<unknown>
-  /** Characters of console output kept at most; past it the run is stopped (default 1,000,000). */
-  maxLogChars?: number
-  /** Sees each console line as it is written (the host streams them out of a worker). */
-  onLog?(line: string): void
+  /** UTF-8 bytes of the result's JSON text, and of each tool call's input. */
+  maxResultBytes: number
+  /** Tool calls one run may make. */
+  maxToolCalls: number
+  /** Tool calls one run may have waiting at once. */
+  maxConcurrentCalls: number
+  /** Characters of console output kept at most; past it the run is stopped. */
+  maxLogChars: number
 }
 
+export interface SandboxOptions extends SandboxLimits {
+  /** Code ready for the interpreter (see prepareCode). */
+  prepared: string
+  /** The names under `tools.` in the code. */
+  toolNames: string[]
+  /** Runs one tool call given its input as JSON text; resolves to the JSON text of its structured output. A rejection becomes a thrown Error in the code. */
+  callTool(name: string, inputJson: string): Promise<string>
+  /** Sees each console line as it is written (the host streams them out of a worker). */
+  onLog?(line: string): void
+  /** The interpreter's WebAssembly module, compiled once by the host. */
+  wasmModule?: WasmModule
+}
+
+export type SandboxErrorCode = 'CODE_ERROR' | 'CODE_TIMEOUT' | 'CODE_RESOURCE_LIMIT' | 'CODE_CANCELLED' | 'CODE_RESULT_NOT_JSON'
+
+export type StopKind = 'timeout' | 'cancelled' | 'memory' | 'output' | 'calls' | 'concurrency' | 'result-size'
+
 export interface SandboxError {
-  kind: 'syntax' | 'exception' | 'timeout' | 'memory' | 'output' | 'cancelled'
+  code: SandboxErrorCode
+  kind: 'syntax' | 'exception' | 'not-json' | StopKind
   name: string
   message: string
   line?: number
@@ -28,8 +44,13 @@ export interface SandboxError {
 
 export interface SandboxResult {
   logs: string[]
-  value?: unknown
+  /** The result's JSON text; absent when the code's value was undefined or it failed. */
+  json?: string
+  /** Conversions made to fit the result into JSON (see code-values.ts). */
+  notes?: string[]
   error?: SandboxError
+  /** Bytes of WebAssembly memory the interpreter held when it ended. */
+  memoryBytes?: number
 }
 
 export class ToolCallFailure extends Error {
@@ -44,103 +65,121 @@ const FILENAME = 'run_code.js'
 /**
  * Runs code in a QuickJS interpreter compiled to WebAssembly: its own heap,
  * no filesystem, network, process, timers or module loader; only `console`
- * and the `tools` bindings cross the boundary, as JSON data. CPU time is
- * bounded by an interrupt handler, memory by the runtime's limit, and the
- * whole run, waits for tools included, by a wall-clock deadline.
+ * and the `tools` bindings cross the boundary, as JSON text. CPU time is
+ * bounded by an interrupt handler and a timer, memory by the WebAssembly
+ * memory's fixed maximum, tool calls by a count and a concurrency cap. Meant
+ * for a worker thread that is thrown away after one run: once a run has
+ * stopped, nothing in the interpreter is touched again or disposed.
  */
 export async function runInSandbox(options: SandboxOptions): Promise<SandboxResult> {
   const logs: string[] = []
-  let prepared: string
-  try {
-    prepared = await prepareCode(options.code, options.language)
-  } catch (error) {
-    if (error instanceof CodeSyntaxError) return { logs, error: { kind: 'syntax', name: 'SyntaxError', message: error.message, line: error.line } }
-    throw error
-  }
-
-  const QuickJS = await getQuickJS()
-  const runtime = QuickJS.newRuntime()
+  const interpreter = await createBoundedInterpreter(options.memoryBytes, options.wasmModule)
+  const runtime = interpreter.QuickJS.newRuntime()
+  // Still useful: it refuses a single allocation larger than the limit before the allocator is asked.
   runtime.setMemoryLimit(options.memoryBytes)
   runtime.setMaxStackSize(1024 * 1024)
   const deadline = Date.now() + options.timeoutMs
-  let stopped: SandboxError['kind'] | undefined
+  let stopped: StopKind | undefined
+  let wake!: () => void
+  const woken = new Promise<'stopped'>((resolve) => (wake = () => resolve('stopped')))
+  const stop = (kind: StopKind) => {
+    stopped ??= kind
+    wake()
+  }
   runtime.setInterruptHandler(() => {
-    if (options.signal.aborted) stopped ??= 'cancelled'
-    else if (Date.now() > deadline) stopped ??= 'timeout'
+    if (interpreter.exhausted()) stop('memory')
+    else if (Date.now() > deadline) stop('timeout')
     return stopped !== undefined
   })
-  const vm = runtime.newContext()
-  const deferreds = new Set<QuickJSDeferredPromise>()
-  const maxLogChars = options.maxLogChars ?? 1_000_000
-  let logChars = 0
-  const log = (line: string) => {
-    if (stopped) return
-    logChars += line.length + 1
-    if (logChars > maxLogChars) {
-      stopped = 'output'
-      return
-    }
-    logs.push(line)
-    options.onLog?.(line)
+  const timer = setTimeout(() => stop('timeout'), options.timeoutMs)
+  // Whatever the code did last, a run that hit a limit reports the limit, never success.
+  const end = (result: Omit<SandboxResult, 'logs' | 'memoryBytes'>): SandboxResult => {
+    clearTimeout(timer)
+    if (!stopped && interpreter.exhausted()) stopped = 'memory'
+    const memoryBytes = interpreter.bytes()
+    if (stopped) return { logs, memoryBytes, error: stopError(stopped, options) }
+    return { logs, memoryBytes, ...result }
   }
-  let timer: NodeJS.Timeout | undefined
-  let onAbort: (() => void) | undefined
+
   try {
-    installConsole(vm, log)
-    installTools(vm, options, deferreds, () => stopped === undefined)
-    const evaluated = vm.evalCode(prepared, FILENAME)
-    if (evaluated.error) {
-      const error = describeError(vm, evaluated.error, stopped, options)
-      evaluated.error.dispose()
-      return { logs, error }
+    const vm = runtime.newContext()
+    const converter = new ValueConverter(vm)
+    let logChars = 0
+    const log = (line: string) => {
+      logChars += line.length + 1
+      if (logChars > options.maxLogChars) return stop('output')
+      logs.push(line)
+      options.onLog?.(line)
     }
-    const promise = evaluated.value
-    const settled = vm.resolvePromise(promise)
-    promise.dispose()
+    installConsole(vm, converter, log, () => options.maxLogChars - logChars, () => stopped !== undefined, stop)
+    installTools(vm, converter, options, interpreter, () => stopped !== undefined, stop)
+
+    const evaluated = vm.evalCode(options.prepared, FILENAME)
+    if (evaluated.error) return end({ error: describeError(vm, evaluated.error, options) })
+    const settled = vm.resolvePromise(evaluated.value)
     pump(vm)
-    const stop = new Promise<'timeout' | 'cancelled'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))
-      onAbort = () => resolve('cancelled')
-      if (options.signal.aborted) onAbort()
-      else options.signal.addEventListener('abort', onAbort, { once: true })
-    })
-    const winner = await Promise.race([settled, stop])
-    if (winner === 'timeout' || winner === 'cancelled') {
-      stopped ??= winner
-      settled.then((result) => (result.error ?? result.value).dispose(), () => {})
-      return { logs, error: stopError(stopped, options) }
-    }
-    if (winner.error) {
-      const error = describeError(vm, winner.error, stopped, options)
-      winner.error.dispose()
-      return { logs, error }
-    }
-    const value = vm.dump(winner.value)
-    winner.value.dispose()
-    if (stopped === 'output') return { logs, error: stopError(stopped, options) }
-    return { logs, value: value === undefined ? undefined : value }
-  } finally {
-    if (timer) clearTimeout(timer)
-    if (onAbort) options.signal.removeEventListener('abort', onAbort)
-    stopped ??= 'cancelled'
-    for (const deferred of deferreds) deferred.dispose()
-    vm.dispose()
-    runtime.dispose()
+    const winner = await Promise.race([settled, woken])
+    if (winner === 'stopped' || stopped) return end({})
+    if (winner.error) return end({ error: describeError(vm, winner.error, options) })
+    return end(exportResult(vm, converter, winner.value, options))
+  } catch (error) {
+    // A trap in the interpreter (it can be left broken by running out of memory) ends the run; the limit is the cause when one was hit.
+    if (stopped || interpreter.exhausted()) return end({})
+    // Recursion inside the interpreter can reach the thread's own stack before QuickJS's check.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) return end({ error: stackOverflow() })
+    throw error
+  }
+}
+
+function exportResult(vm: QuickJSContext, converter: ValueConverter, value: QuickJSHandle, options: SandboxOptions): Omit<SandboxResult, 'logs'> {
+  try {
+    const converted = converter.toJson(value, 'result', 'result', options.maxResultBytes)
+    if (converted.ok) return { json: converted.json, notes: converted.notes }
+    if (converted.code === 'CODE_RESOURCE_LIMIT') return { error: stopError('result-size', options) }
+    return { error: { code: 'CODE_RESULT_NOT_JSON', kind: 'not-json', name: 'ResultError', message: `The result cannot be returned: ${converted.message}. Return plain data (objects, arrays, strings, finite numbers, booleans, null).` } }
+  } catch (error) {
+    if (!(error instanceof VmThrew)) throw error
+    const described = describeError(vm, error.handle, options)
+    return { error: { ...described, message: `Converting the result to JSON failed: ${described.message}` } }
   }
 }
 
 function pump(vm: QuickJSContext) {
-  if (!vm.alive) return
   const result = vm.runtime.executePendingJobs()
   if (result.error) result.error.dispose()
 }
 
-function installConsole(vm: QuickJSContext, log: (line: string) => void) {
+function installConsole(
+  vm: QuickJSContext,
+  converter: ValueConverter,
+  log: (line: string) => void,
+  remaining: () => number,
+  isStopped: () => boolean,
+  stop: (kind: StopKind) => void,
+) {
   const consoleHandle = vm.newObject()
   for (const level of ['log', 'info', 'debug', 'warn', 'error'] as const) {
+    const prefix = level === 'warn' || level === 'error' ? `[${level}] ` : ''
     const fn = vm.newFunction(level, (...args: QuickJSHandle[]) => {
-      const text = args.map((arg) => formatValue(vm.dump(arg))).join(' ')
-      log(level === 'log' || level === 'info' || level === 'debug' ? text : `[${level}] ${text}`)
+      if (isStopped()) return
+      const pieces: string[] = []
+      let used = prefix.length
+      for (const arg of args) {
+        let converted
+        try {
+          converted = converter.convert(arg, '', 'log', Math.max(0, remaining() - used - 1))
+        } catch (error) {
+          // The deadline's interrupt (or a throwing getter) inside console.log: the run's own state decides what happens next.
+          if (!(error instanceof VmThrew) || isStopped()) return
+          throw error.handle
+        }
+        if (!converted.ok) return stop('output')
+        const text = converted.text ? converter.copyOut(converted.text, converted.length, Infinity)?.text ?? '' : ''
+        converted.text?.dispose()
+        used += text.length + 1
+        pieces.push(text)
+      }
+      if (!isStopped()) log(prefix + pieces.join(' '))
     })
     vm.setProp(consoleHandle, level, fn)
     fn.dispose()
@@ -149,34 +188,90 @@ function installConsole(vm: QuickJSContext, log: (line: string) => void) {
   consoleHandle.dispose()
 }
 
-function installTools(vm: QuickJSContext, options: SandboxOptions, deferreds: Set<QuickJSDeferredPromise>, running: () => boolean) {
+function installTools(
+  vm: QuickJSContext,
+  converter: ValueConverter,
+  options: SandboxOptions,
+  interpreter: BoundedInterpreter,
+  isStopped: () => boolean,
+  stop: (kind: StopKind) => void,
+) {
+  let dispatched = 0
+  const waiting = new Set<QuickJSDeferredPromise>()
+  const parse = vm.unwrapResult(vm.evalCode('JSON.parse', 'dsh-parse.js'))
+  const rejectWith = (deferred: QuickJSDeferredPromise, name: string, code: string, message: string) => {
+    const error = vm.newError({ name, message })
+    const codeHandle = vm.newString(code)
+    vm.setProp(error, 'code', codeHandle)
+    codeHandle.dispose()
+    deferred.reject(error)
+    error.dispose()
+  }
   const toolsHandle = vm.newObject()
   for (const name of options.toolNames) {
     const fn = vm.newFunction(name, (inputHandle?: QuickJSHandle) => {
-      const input = inputHandle === undefined ? {} : vm.dump(inputHandle)
       const deferred = vm.newPromise()
-      deferreds.add(deferred)
-      options.callTool(name, input).then(
-        (value) => {
-          if (!vm.alive || !running()) return
-          const handle = jsonToVm(vm, value)
-          deferred.resolve(handle)
-          handle.dispose()
+      // Once the run has stopped, nothing more is dispatched; the promise never settles.
+      if (isStopped()) return deferred.handle
+      if (dispatched >= options.maxToolCalls) {
+        stop('calls')
+        return deferred.handle
+      }
+      if (waiting.size >= options.maxConcurrentCalls) {
+        stop('concurrency')
+        return deferred.handle
+      }
+      let inputJson = '{}'
+      if (inputHandle !== undefined) {
+        let converted
+        try {
+          converted = converter.toJson(inputHandle, 'input', 'input', options.maxResultBytes)
+        } catch (error) {
+          if (!(error instanceof VmThrew)) throw error
+          if (isStopped()) return deferred.handle
+          deferred.reject(error.handle)
+          error.handle.dispose()
+          return deferred.handle
+        }
+        if (!converted.ok) {
+          const tooLarge = converted.code === 'CODE_RESOURCE_LIMIT'
+          const message = tooLarge
+            ? `The input of tools.${name} is more than ${options.maxResultBytes} bytes of JSON.`
+            : `The input of tools.${name} cannot be sent: ${converted.message}. Tool inputs are plain JSON data.`
+          rejectWith(deferred, 'TypeError', tooLarge ? 'CODE_RESOURCE_LIMIT' : 'INVALID_ARGUMENT', message)
+          return deferred.handle
+        }
+        inputJson = converted.json ?? '{}'
+      }
+      dispatched++
+      waiting.add(deferred)
+      options.callTool(name, inputJson).then(
+        (outputJson) => {
+          if (isStopped()) return
+          // Moving a large output in takes about three times its size (the text, its parse, the objects).
+          if (Buffer.byteLength(outputJson) * 3 > options.memoryBytes) {
+            rejectWith(deferred, 'ToolError', 'CODE_RESOURCE_LIMIT', `The output of tools.${name} (${Buffer.byteLength(outputJson)} bytes of JSON) does not fit in run_code's memory limit of ${Math.round(options.memoryBytes / 1048576)} MB.`)
+            return
+          }
+          const text = vm.newString(outputJson)
+          if (interpreter.exhausted()) return stop('memory')
+          const parsed = vm.callFunction(parse, vm.undefined, text)
+          text.dispose()
+          if (parsed.error) {
+            deferred.reject(parsed.error)
+            parsed.error.dispose()
+          } else {
+            deferred.resolve(parsed.value)
+            parsed.value.dispose()
+          }
         },
         (error) => {
-          if (!vm.alive || !running()) return
-          const handle = vm.newError({ name: 'ToolError', message: String(error?.message ?? error) })
-          if (error instanceof ToolCallFailure) {
-            const code = vm.newString(error.code)
-            vm.setProp(handle, 'code', code)
-            code.dispose()
-          }
-          deferred.reject(handle)
-          handle.dispose()
+          if (isStopped()) return
+          rejectWith(deferred, 'ToolError', error instanceof ToolCallFailure ? error.code : 'TOOL_ERROR', String(error?.message ?? error))
         },
       ).finally(() => {
-        if (!vm.alive) return
-        deferreds.delete(deferred)
+        waiting.delete(deferred)
+        if (isStopped()) return
         deferred.dispose()
         pump(vm)
       })
@@ -191,59 +286,41 @@ function installTools(vm: QuickJSContext, options: SandboxOptions, deferreds: Se
   ;(frozen.error ?? frozen.value).dispose()
 }
 
-/** Moves JSON data into the VM through its own JSON.parse: no host objects cross. */
-function jsonToVm(vm: QuickJSContext, value: unknown): QuickJSHandle {
-  if (value === undefined) return vm.undefined
-  const text = vm.newString(JSON.stringify(value))
-  const json = vm.getProp(vm.global, 'JSON')
-  const parse = vm.getProp(json, 'parse')
-  const result = vm.callFunction(parse, json, text)
-  text.dispose()
-  parse.dispose()
-  json.dispose()
-  if (result.error) {
-    result.error.dispose()
-    return vm.null
-  }
-  return result.value
-}
-
-function describeError(vm: QuickJSContext, handle: QuickJSHandle, stopped: SandboxError['kind'] | undefined, options: SandboxOptions): SandboxError {
-  if (stopped) return stopError(stopped, options)
+function describeError(vm: QuickJSContext, handle: QuickJSHandle, options: SandboxLimits): SandboxError {
   const dumped = vm.dump(handle)
   const name = typeof dumped?.name === 'string' ? dumped.name : 'Error'
-  const message = typeof dumped?.message === 'string' ? dumped.message : formatValue(dumped)
+  const message = typeof dumped?.message === 'string' ? dumped.message : typeof dumped === 'string' ? dumped : JSON.stringify(dumped) ?? String(dumped)
   const stack = typeof dumped?.stack === 'string' ? dumped.stack : undefined
   const line = stack ? Number(new RegExp(`${FILENAME.replace('.', '\\.')}:(\\d+)`).exec(stack)?.[1]) || undefined : undefined
-  if (/out of memory/i.test(message) || name === 'InternalError' && /memory/i.test(message)) {
-    return { kind: 'memory', name: 'MemoryError', message: `The code used more than its memory limit of ${Math.round(options.memoryBytes / 1048576)} MB and was stopped.`, line }
-  }
-  if (name === 'InternalError' && /stack overflow/i.test(message)) {
-    return { kind: 'memory', name: 'RangeError', message: 'The code overflowed the stack (runaway recursion?) and was stopped.', line }
+  if (name === 'InternalError' && /out of memory/i.test(message)) return { ...stopError('memory', options), line }
+  if (name === 'InternalError' && /stack overflow/i.test(message)) return { ...stackOverflow(), line }
+  if (name === 'InternalError' && /string too long/i.test(message)) {
+    return { code: 'CODE_RESOURCE_LIMIT', kind: 'memory', name: 'RangeError', message: 'The code built a string longer than the interpreter allows (2^30 - 1 characters) and was stopped.', line }
   }
   const code = typeof dumped?.code === 'string' ? ` [${dumped.code}]` : ''
-  return { kind: 'exception', name, message: `${message}${code}`, line, stack }
+  return { code: 'CODE_ERROR', kind: 'exception', name, message: `${message}${code}`, line, stack }
 }
 
-export function stopError(kind: SandboxError['kind'], options: Pick<SandboxOptions, 'timeoutMs' | 'maxLogChars' | 'memoryBytes'>): SandboxError {
+function stackOverflow(): SandboxError {
+  return { code: 'CODE_RESOURCE_LIMIT', kind: 'memory', name: 'RangeError', message: 'The code overflowed the stack (runaway recursion?) and was stopped.' }
+}
+
+export function stopError(kind: StopKind, options: Pick<SandboxLimits, 'timeoutMs' | 'maxLogChars' | 'memoryBytes' | 'maxResultBytes' | 'maxToolCalls' | 'maxConcurrentCalls'>): SandboxError {
+  const error = (code: SandboxErrorCode, name: string, message: string): SandboxError => ({ code, kind, name, message })
   switch (kind) {
     case 'cancelled':
-      return { kind, name: 'Cancelled', message: 'The run was cancelled.' }
+      return error('CODE_CANCELLED', 'Cancelled', 'The run was cancelled.')
+    case 'timeout':
+      return error('CODE_TIMEOUT', 'TimeoutError', `The code ran longer than its limit of ${options.timeoutMs} ms and was stopped.`)
     case 'output':
-      return { kind, name: 'OutputLimitError', message: `The code wrote more than ${options.maxLogChars ?? 1_000_000} characters of console output and was stopped; the output up to the limit is kept.` }
+      return error('CODE_RESOURCE_LIMIT', 'OutputLimitError', `The code wrote more than ${options.maxLogChars} characters of console output and was stopped; the output up to the limit is kept.`)
     case 'memory':
-      return { kind, name: 'MemoryError', message: `The code used more than its memory limit of ${Math.round(options.memoryBytes / 1048576)} MB and was stopped.` }
-    default:
-      return { kind: 'timeout', name: 'TimeoutError', message: `The code ran longer than its limit of ${options.timeoutMs} ms and was stopped.` }
-  }
-}
-
-export function formatValue(value: unknown): string {
-  if (typeof value === 'string') return value
-  if (value === undefined) return 'undefined'
-  try {
-    return JSON.stringify(value)
-  } catch {
-    return String(value)
+      return error('CODE_RESOURCE_LIMIT', 'MemoryError', `The code used more than its memory limit of ${Math.round(options.memoryBytes / 1048576)} MB and was stopped.`)
+    case 'calls':
+      return error('CODE_RESOURCE_LIMIT', 'ToolCallLimitError', `The code tried to make more than ${options.maxToolCalls} tool calls, the most one run may make, and was stopped.`)
+    case 'concurrency':
+      return error('CODE_RESOURCE_LIMIT', 'ToolCallLimitError', `The code tried to have more than ${options.maxConcurrentCalls} tool calls running at once, the most one run may have, and was stopped; await them in batches of at most ${options.maxConcurrentCalls}.`)
+    case 'result-size':
+      return error('CODE_RESOURCE_LIMIT', 'ResultSizeError', `The result is more than ${options.maxResultBytes} bytes of JSON, the most run_code returns (runCodeMaxResultBytes); return a smaller value, such as a summary or a slice.`)
   }
 }

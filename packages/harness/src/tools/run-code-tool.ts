@@ -1,6 +1,6 @@
 import { cleanUntrustedLine, fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
-import { type SandboxError, type SandboxResult, ToolCallFailure } from './code-sandbox.js'
-import { runCodeInWorker } from './code-runner.js'
+import { type NestedCall, NestedCalls } from './code-calls.js'
+import { type RunnerResult, runCodeInWorker } from './code-runner.js'
 import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
 
 export interface RunCodeSettings {
@@ -8,20 +8,28 @@ export interface RunCodeSettings {
   maxTimeoutMs: number
   memoryMb: number
   outputThreshold: number
+  /** UTF-8 bytes of the result's JSON text (and of one tool call's input) at most. */
+  maxResultBytes?: number
+  /** Tool calls one run may make. */
+  maxToolCalls?: number
+  /** Tool calls one run may have running at once. */
+  maxConcurrentCalls?: number
+  /** How long a run that ended waits for its cancelled tool calls to end before it reports. */
+  cancelGraceMs?: number
 }
+
+export const RUN_CODE_DEFAULTS = {
+  maxResultBytes: 10 * 1024 * 1024,
+  maxToolCalls: 100,
+  maxConcurrentCalls: 8,
+  cancelGraceMs: 2000,
+  maxLogChars: 1_000_000,
+} as const
 
 export interface RunCodeHost {
   /** The tools the code may call (everything but run_code). */
   callable(): ToolInfo[]
   invoke(name: string, input: unknown, options: InvokeOptions & { nested: true }): Promise<ToolOutcome>
-}
-
-interface NestedCall {
-  callId: string
-  tool: string
-  isError: boolean
-  code?: string
-  durationMs: number
 }
 
 export const RUN_CODE = 'run_code'
@@ -55,36 +63,38 @@ export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings):
 }
 
 async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunCodeInput, call: ToolCallContext): Promise<ToolResult> {
-  const calls: NestedCall[] = []
-  let counter = 0
-  const callable = host.callable()
-  const result = await runCodeInWorker({
-    code: input.code,
-    language: input.language,
-    timeoutMs: input.timeout_ms ?? settings.timeoutMs,
-    memoryBytes: settings.memoryMb * 1024 * 1024,
-    signal: call.signal,
-    toolNames: callable.map((tool) => tool.name),
-    callTool: async (tool, toolInput) => {
-      const callId = `${call.callId}:code:${++counter}`
-      const started = Date.now()
-      await call.session?.append('tool/code-dispatch-start', { callId, parentCallId: call.callId, tool })
-      const outcome = await host.invoke(tool, toolInput, { session: call.session, signal: call.signal, callId, nested: true })
-      const record: NestedCall = { callId, tool, isError: outcome.isError, ...(outcome.error ? { code: outcome.error.code } : {}), durationMs: Date.now() - started }
-      calls.push(record)
-      await call.session?.append('tool/code-dispatch', { ...record, parentCallId: call.callId, ...(outcome.error ? { message: outcome.error.message } : {}) })
-      if (outcome.isError) throw new ToolCallFailure(outcome.error?.code ?? 'TOOL_ERROR', outcome.error?.message ?? outcome.content)
-      return outcome.structured
-    },
-  })
+  const limits = { ...RUN_CODE_DEFAULTS, ...definedOnly(settings) }
+  const calls = new NestedCalls(host, call, limits.cancelGraceMs)
+  let result: RunnerResult
+  try {
+    result = await runCodeInWorker({
+      code: input.code,
+      language: input.language,
+      timeoutMs: input.timeout_ms ?? settings.timeoutMs,
+      memoryBytes: settings.memoryMb * 1024 * 1024,
+      maxResultBytes: limits.maxResultBytes,
+      maxToolCalls: limits.maxToolCalls,
+      maxConcurrentCalls: limits.maxConcurrentCalls,
+      maxLogChars: limits.maxLogChars,
+      signal: call.signal,
+      toolNames: host.callable().map((tool) => tool.name),
+      callTool: (tool, toolInput) => calls.call(tool, toolInput),
+    })
+  } finally {
+    // Calls still running are cancelled and their ends recorded before run_code reports.
+    await calls.finish()
+  }
+  const made = calls.list()
 
   const structured = {
-    result: (result.value ?? null) as JsonValue,
+    result: result.value ?? null,
     logs: result.logs,
-    calls: calls as unknown as JsonValue,
+    calls: made as unknown as JsonValue,
+    ...(result.notes.length ? { notes: result.notes } : {}),
     ...(result.error ? { error: JSON.parse(JSON.stringify(result.error)) as JsonValue } : {}),
+    ...(result.memoryBytes !== undefined ? { memoryBytes: result.memoryBytes } : {}),
   }
-  let content = renderRunCode(result, calls)
+  let content = renderRunCode(result, made)
   if (content.length > settings.outputThreshold) {
     const artifact = await writeArtifact(content, { session: call.session, stem: `run-code-${call.callId}`, extension: 'txt' })
     content = [
@@ -95,28 +105,33 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
     ].join('\n')
   }
   if (!result.error) return { content, structured }
-  const code = result.error.kind === 'timeout' ? 'CODE_TIMEOUT'
-    : result.error.kind === 'memory' || result.error.kind === 'output' ? 'CODE_RESOURCE_LIMIT'
-    : result.error.kind === 'cancelled' ? 'CODE_CANCELLED'
-    : 'CODE_ERROR'
-  return { content, structured, isError: true, error: { code, message: describeCodeError(result.error) } }
+  return { content, structured, isError: true, error: { code: result.error.code, message: describeCodeError(result.error) } }
 }
 
-function renderRunCode(result: SandboxResult, calls: NestedCall[]): string {
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>
+}
+
+function describeCall(item: NestedCall): string {
+  const how = item.outcome === 'ok' ? 'ok'
+    : item.outcome === 'error' ? `error ${item.code}`
+    : item.settled === false ? 'cancelled when the run ended, and abandoned (it had not stopped)'
+    : `cancelled when the run ended${item.code ? ` (${item.code})` : ''}`
+  return `- ${item.callId} ${item.tool}: ${how} (${item.durationMs} ms)`
+}
+
+function renderRunCode(result: RunnerResult, calls: NestedCall[]): string {
   const parts: string[] = []
   if (result.error) {
-    parts.push(`Error: ${describeCodeError(result.error)}`)
+    parts.push(`Error [${result.error.code}]: ${describeCodeError(result.error)}`)
   }
-  if (calls.length) {
-    parts.push(`Tool calls (${calls.length}):\n` + calls.map((item) => `- ${item.callId} ${item.tool}: ${item.isError ? `error ${item.code}` : 'ok'} (${item.durationMs} ms)`).join('\n'))
-  } else {
-    parts.push('Tool calls: none')
-  }
+  parts.push(calls.length ? `Tool calls (${calls.length}):\n${calls.map(describeCall).join('\n')}` : 'Tool calls: none')
   // Values and logs may carry page text the code read through the tools: fence them.
   if (result.logs.length) parts.push('Console output:\n' + fenceUntrusted(result.logs.join('\n'), 'run_code console'))
   else parts.push('Console output: none')
   if (!result.error) {
     parts.push(result.value === undefined ? 'Result: undefined' : 'Result (JSON):\n' + fenceUntrusted(JSON.stringify(result.value, null, 2), 'run_code result'))
+    if (result.notes.length) parts.push('Converted to fit JSON:\n' + result.notes.map((note) => `- ${note}`).join('\n'))
   }
   return parts.join('\n\n')
 }
@@ -127,19 +142,24 @@ function renderRunCode(result: SandboxResult, calls: NestedCall[]): string {
  * line (no control or escape sequences, no invisible characters, no fence
  * markers) and cut visibly when long.
  */
-function describeCodeError(error: SandboxError): string {
+function describeCodeError(error: NonNullable<RunnerResult['error']>): string {
   const name = cleanUntrustedLine(String(error.name), { maxLength: 200 })
   const message = cleanUntrustedLine(String(error.message), { maxLength: 2000 })
   return `${name}: ${message}${error.line ? ` (line ${error.line})` : ''}`
 }
 
 function describeRunCode(callable: ToolInfo[], settings: RunCodeSettings): string {
+  const limits = { ...RUN_CODE_DEFAULTS, ...definedOnly(settings) }
   const list = callable.map((tool) => `- tools.${tool.name}(input): ${tool.description.split('\n')[0]}\n  input schema: ${JSON.stringify(tool.inputSchema)}`)
   return [
     'Run JavaScript (or TypeScript, whose types are removed) that calls tools, then returns a result. Use it to batch, filter and combine tool calls in one step.',
     'Inside the code, `await tools.NAME(input)` calls a tool and returns its structured output (a tool error is thrown as an Error with `code` and `message`).',
-    '`console.log` is captured; the value of the last expression, or an explicit `return`, is the result (JSON).',
-    `The code runs isolated: no filesystem, network, process, timers, require or import. Limits: ${settings.timeoutMs} ms by default (timeout_ms up to ${settings.maxTimeoutMs}), ${settings.memoryMb} MB of memory.`,
+    `\`console.log\` is captured; the value of the last expression, or an explicit \`return\`, is the result, returned as JSON of at most ${formatBytes(limits.maxResultBytes)}: NaN and Infinity become null, a BigInt a string, an Error { name, message }, and undefined properties are left out (each conversion is noted); a function, Symbol, cycle, Map, Set or typed array is refused with its path.`,
+    `The code runs isolated: no filesystem, network, process, timers, require or import. Limits: ${settings.timeoutMs} ms by default (timeout_ms up to ${settings.maxTimeoutMs}), ${settings.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls per run and ${limits.maxConcurrentCalls} at once (more ends the run with CODE_RESOURCE_LIMIT). Tool calls still running when the run ends are cancelled.`,
     list.length ? `Callable tools:\n${list.join('\n')}` : 'No other tools are mounted, so `tools` is empty.',
   ].join('\n')
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % 1048576 === 0 ? `${bytes / 1048576} MB` : `${bytes} bytes`
 }

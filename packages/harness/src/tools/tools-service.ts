@@ -19,6 +19,8 @@ export interface ToolsConfig {
   runCodeTimeoutMs: number
   runCodeMaxTimeoutMs: number
   runCodeMemoryMb: number
+  /** Bytes of JSON a run_code result (and one nested call's input) may hold at most (default 10 MB). */
+  runCodeMaxResultBytes?: number
   /** Characters of model-facing run_code output above which the whole is saved as an artifact. */
   outputThreshold: number
   /** Deepest nesting of objects and arrays in a tool input (default 64). */
@@ -47,6 +49,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
         timeoutMs: config.runCodeTimeoutMs,
         maxTimeoutMs: config.runCodeMaxTimeoutMs,
         memoryMb: config.runCodeMemoryMb,
+        maxResultBytes: config.runCodeMaxResultBytes,
         outputThreshold: config.outputThreshold,
       }))
     }
