@@ -62,7 +62,7 @@ export class NestedCalls {
     const entry: Running = { record: { callId, tool, outcome: 'running', durationMs: 0 }, started, done: Promise.resolve() }
     this.running.push(entry)
     const work = (async () => {
-      await this.session?.append('tool/code-dispatch-start', { callId, parentCallId: this.parent.callId, tool, input })
+      await this.session?.append('tool/code-dispatch-start', { callId, parentCallId: this.parent.callId, tool })
       const outcome = await this.host.invoke(tool, input, { session: this.session, signal: this.controller.signal, callId, nested: true })
       const record = entry.record
       if (record.outcome !== 'running') return outcome
