@@ -4,7 +4,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
-import { dsh, LOOPBACK_ONLY, onlyJson, PLUGINS, ROOT, tempHome } from './helpers.js'
+import { dsh, LOOPBACK_ONLY, onlyJson, ROOT, tempHome } from './helpers.js'
 
 describe('dsh CLI', () => {
   let home: string
@@ -12,7 +12,7 @@ describe('dsh CLI', () => {
   before(async () => {
     home = await tempHome()
     echoOverlay = join(home, 'echo.cordis.yml')
-    await writeFile(echoOverlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: cli }\n`)
+    await writeFile(echoOverlay, `- id: echo\n  name: dsh-test-plugins/echo-tool\n  config: { prefix: cli }\n`)
   })
   after(() => rm(home, { recursive: true, force: true }))
 
@@ -126,7 +126,7 @@ describe('dsh CLI', () => {
 
   it('keeps what plugins print with console.log off stdout, so --json stays one document', async () => {
     const noisy = join(home, 'noisy.cordis.yml')
-    await writeFile(noisy, `- id: noisy\n  name: ${PLUGINS}/noisy.mjs\n- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n`)
+    await writeFile(noisy, `- id: noisy\n  name: dsh-test-plugins/noisy\n- id: echo\n  name: dsh-test-plugins/echo-tool\n`)
     const dump = await dsh(['compose', '--json', '--config', noisy], { home })
     assert.ok(JSON.parse(dump.stdout).rows.some((row: any) => row.id === 'noisy'))
     assert.match(dump.stderr, /noisy plugin says hi/)

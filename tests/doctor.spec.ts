@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { dsh, PLUGINS, type RunResult, tempHome } from './helpers.js'
+import { dsh, type RunResult, tempHome } from './helpers.js'
 import { KNOWN_PROVIDERS } from '../packages/harness/src/cli/doctor-providers.js'
 import { satisfies } from '../packages/harness/src/cli/doctor-environment.js'
 import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/doctor-network.js'
@@ -157,7 +157,7 @@ describe('dsh doctor', () => {
 
   it('fails naming a row whose plugin fails to start', async () => {
     const overlay = join(home, 'fails.cordis.yml')
-    await writeFile(overlay, `- id: broken\n  name: ${PLUGINS}/fails-on-start.mjs\n`)
+    await writeFile(overlay, `- id: broken\n  name: dsh-test-plugins/fails-on-start\n`)
     const document = report(await dsh(['doctor', '--json', '--config', overlay], { home }))
     assert.equal(check(document, 'composition').status, 'fail')
     const row = check(document, 'row.broken')

@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path'
 
 export const ROOT = resolve(import.meta.dirname, '..')
 export const CLI = join(ROOT, 'packages/harness/dist/cli.js')
-export const PLUGINS = join(ROOT, 'tests/plugins')
 
 /**
  * No child may reach a real provider, whatever the developer's environment

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { CLI, dsh, LOOPBACK_ONLY, PLUGINS, ROOT, tempHome } from './helpers.js'
+import { CLI, dsh, LOOPBACK_ONLY, ROOT, tempHome } from './helpers.js'
 import { PageServer } from './page-server.js'
 import { FixtureServer } from './support/fixture-server.js'
 
@@ -44,7 +44,7 @@ describe('dsh mcp', () => {
     home = await tempHome()
     const overlay = join(home, 'echo.cordis.yml')
     // The noisy row prints with console.log: none of it may reach stdout, the protocol channel.
-    await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: mcp }\n- id: noisy\n  name: ${PLUGINS}/noisy.mjs\n`)
+    await writeFile(overlay, `- id: echo\n  name: dsh-test-plugins/echo-tool\n  config: { prefix: mcp }\n- id: noisy\n  name: dsh-test-plugins/noisy\n`)
     client = await connectDsh(['--preset', 'minimal', '--config', overlay], home, {}, (text) => (stderr += text))
   })
   after(async () => {
@@ -293,7 +293,7 @@ describe('dsh mcp read line by line', () => {
   before(async () => {
     home = await tempHome()
     const overlay = join(home, 'echo.cordis.yml')
-    await writeFile(overlay, `- id: echo\n  name: ${PLUGINS}/echo-tool.mjs\n  config: { prefix: raw }\n`)
+    await writeFile(overlay, `- id: echo\n  name: dsh-test-plugins/echo-tool\n  config: { prefix: raw }\n`)
     raw = await RawDsh.start(['--preset', 'minimal', '--config', overlay, '--max-message-bytes', '65536'], home)
   })
   after(async () => {
@@ -368,7 +368,7 @@ describe('dsh mcp with a cap on concurrent calls', () => {
   before(async () => {
     home = await tempHome()
     const overlay = join(home, 'gate.cordis.yml')
-    await writeFile(overlay, `- id: gate\n  name: ${PLUGINS}/gate-tool.mjs\n`)
+    await writeFile(overlay, `- id: gate\n  name: dsh-test-plugins/gate-tool\n`)
     client = await connectDsh(['--preset', 'minimal', '--config', overlay, '--max-concurrent-calls', '2'], home)
   })
   after(async () => {

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { compose, CompositionError } from 'dsh-harness'
 
 const CONFIG_DIR = resolve(import.meta.dirname, '../../../config')
-const PLUGINS = resolve(import.meta.dirname, '../../../tests/plugins')
 
 describe('composition loader', () => {
   let dir: string
@@ -38,7 +39,7 @@ describe('composition loader', () => {
       '- id: credentials',
       '  disabled: true',
       '- id: echo',
-      `  name: ${PLUGINS}/echo-tool.mjs`,
+      `  name: dsh-test-plugins/echo-tool`,
       '  config: { prefix: layered }',
     ].join('\n'))
     const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
@@ -97,13 +98,82 @@ describe('composition loader', () => {
     assert.match((await composeError([extra])).message, /row "web": unknown key "enabled"/)
   })
 
+  describe('composition files are data, and so is where they live', () => {
+    it('refuses a row whose name is a file path, relative or absolute, without running the file', async () => {
+      const marker = join(dir, 'ran.txt')
+      const script = join(dir, 'payload.mjs')
+      await writeFile(script, `import { writeFileSync } from 'node:fs'\nwriteFileSync(${JSON.stringify(marker)}, 'ran')\nexport function apply() {}\n`)
+      for (const name of ['./payload.mjs', script, '../payload.mjs', 'dsh-test-plugins/../../payload']) {
+        const file = await overlay('path-row.cordis.yml', `- id: payload\n  name: ${JSON.stringify(name)}\n`)
+        const error = await composeError([file])
+        assert.match(error.message, /is not a package name/, name)
+        assert.match(error.message, new RegExp(`^${file}: row "payload"`))
+      }
+      assert.equal(existsSync(marker), false, 'the file was never imported')
+    })
+
+    it('never imports a disabled row', async () => {
+      const before = (globalThis as any).__dshImportMarker ?? 0
+      const file = await overlay('disabled-row.cordis.yml', '- id: marker\n  name: dsh-test-plugins/import-marker\n  disabled: true\n')
+      const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
+      try {
+        assert.equal((globalThis as any).__dshImportMarker ?? 0, before)
+        assert.deepEqual(composition.rows().find((row) => row.id === 'marker'), { id: 'marker', name: 'dsh-test-plugins/import-marker', status: 'disabled', config: null, configFrom: file, nameFrom: file, configSources: {} })
+      } finally {
+        await composition.dispose()
+      }
+      const enabled = await overlay('enabled-row.cordis.yml', '- id: marker\n  name: dsh-test-plugins/import-marker\n')
+      const mounted = await compose({ configDir: CONFIG_DIR, home, overlays: [enabled] })
+      await mounted.dispose()
+      assert.equal((globalThis as any).__dshImportMarker, before + 1, 'the same row enabled is imported: the marker works')
+    })
+
+    it('refuses a --config that is a FIFO, a folder or missing, at once', async () => {
+      const fifo = join(dir, 'pipe.cordis.yml')
+      execFileSync('mkfifo', [fifo])
+      assert.match((await composeError([fifo])).message, /pipe\.cordis\.yml is a FIFO; a composition file must be a regular file/)
+      assert.match((await composeError([dir])).message, /is a folder; a composition file must be a regular file/)
+      assert.match((await composeError([join(dir, 'no-such-file.cordis.yml')])).message, /cannot read the composition file \(ENOENT\)/)
+    })
+
+    it('takes only the name of a shipped preset', async () => {
+      for (const preset of ['../../x', '../base', '/etc/passwd', 'standard.cordis.yml']) {
+        const error = await compose({ configDir: CONFIG_DIR, home, preset }).then(() => undefined, (error) => error)
+        assert.ok(error instanceof CompositionError, preset)
+        assert.match(error.message, /--preset takes the name of a shipped preset \(minimal, ptc, standard, web\)/)
+      }
+    })
+
+    it('refuses a personal overlay, or a home, that another user can write, with the fix', async () => {
+      const shared = await mkdtemp(join(tmpdir(), 'dsh-compose-shared-'))
+      try {
+        await writeFile(join(shared, 'cordis.yml'), '- id: web\n  config: { searchProvider: openai-official }\n', { mode: 0o600 })
+        await chmod(shared, 0o777)
+        const open = await compose({ configDir: CONFIG_DIR, home: shared }).then(() => undefined, (error) => error)
+        assert.ok(open instanceof CompositionError)
+        assert.match(open.message, /is writable by group and others \(mode 0777\).*Fix: chmod 700/)
+        await chmod(shared, 0o700)
+        await chmod(join(shared, 'cordis.yml'), 0o666)
+        const writable = await compose({ configDir: CONFIG_DIR, home: shared }).then(() => undefined, (error) => error)
+        assert.ok(writable instanceof CompositionError)
+        assert.match(writable.message, /The personal overlay .*cordis\.yml is writable by group and others.*Fix: chmod 600/)
+        await chmod(join(shared, 'cordis.yml'), 0o600)
+        const fine = await compose({ configDir: CONFIG_DIR, home: shared })
+        assert.equal(fine.rows().find((row) => row.id === 'web')?.configFrom, join(shared, 'cordis.yml'))
+        await fine.dispose()
+      } finally {
+        await rm(shared, { recursive: true, force: true })
+      }
+    })
+  })
+
   it('names the presets when the preset does not exist', async () => {
     const error = await compose({ configDir: CONFIG_DIR, home, preset: 'nope' }).then(() => undefined, (error) => error)
-    assert.match(String(error?.message), /There is no preset "nope"\. Presets: .*minimal.*standard/)
+    assert.match(String(error?.message), /There is no preset "nope": --preset takes the name of a shipped preset \(.*minimal.*standard.*\)/)
   })
 
   it('reports a row that waits on a service that never arrives, and one that fails', async () => {
-    const file = await overlay('waiting.cordis.yml', `- id: waiter\n  name: ${PLUGINS}/waits-forever.mjs\n- id: broken\n  name: ${PLUGINS}/fails-on-start.mjs\n`)
+    const file = await overlay('waiting.cordis.yml', `- id: waiter\n  name: dsh-test-plugins/waits-forever\n- id: broken\n  name: dsh-test-plugins/fails-on-start\n`)
     const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
     try {
       const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
@@ -120,7 +190,7 @@ describe('composition loader', () => {
 
   it('waits for a service that arrives from work Cordis does not track, by status events rather than a count of rounds', async () => {
     // The provider sets "late" from a 30 ms timer: after Cordis's own start work is done, before the wait's deadline.
-    const file = await overlay('late.cordis.yml', `- id: needs-late\n  name: ${PLUGINS}/needs-late-service.mjs\n- id: late\n  name: ${PLUGINS}/late-service.mjs\n`)
+    const file = await overlay('late.cordis.yml', `- id: needs-late\n  name: dsh-test-plugins/needs-late-service\n- id: late\n  name: dsh-test-plugins/late-service\n`)
     const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file], serviceWaitMs: 10_000 })
     try {
       const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
@@ -132,14 +202,14 @@ describe('composition loader', () => {
   })
 
   it('reports a row whose start never finishes at the start deadline, and mounts the others', { timeout: 20_000 }, async () => {
-    const file = await overlay('never.cordis.yml', `- id: stuck\n  name: ${PLUGINS}/never-starts.mjs\n`)
+    const file = await overlay('never.cordis.yml', `- id: stuck\n  name: dsh-test-plugins/never-starts\n`)
     const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file], startTimeoutMs: 300 })
     try {
       const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
       assert.equal(rows.stuck.status, 'starting')
       assert.equal(rows.tools.status, 'mounted')
       assert.ok(composition.ctx.get('tools'))
-      assert.deepEqual(composition.problems(), [`row "stuck" (${PLUGINS}/never-starts.mjs) is still starting after 300 ms: its apply or a ready hook has not finished`])
+      assert.deepEqual(composition.problems(), [`row "stuck" (dsh-test-plugins/never-starts) is still starting after 300 ms: its apply or a ready hook has not finished`])
     } finally {
       await composition.dispose()
     }

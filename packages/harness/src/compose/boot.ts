@@ -1,9 +1,10 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import * as cordis from 'cordis'
 import { Context, type ForkScope, type Schema } from 'cordis'
+import { assertPrivateFile, assertPrivateHome, UnsafePathError } from 'dsh-host'
 import { defaultHome } from '../home.js'
 import { CompositionError, type Layer, readLayer } from './composition-files.js'
 import { configSources, replacementWarnings } from './config-sources.js'
@@ -87,17 +88,45 @@ interface Prepared {
 export function layerFiles(options: ComposeOptions): string[] {
   const configDir = resolve(options.configDir)
   const files = [join(configDir, 'base.cordis.yml')]
-  if (options.preset) {
-    const presetFile = join(configDir, 'presets', `${options.preset}.cordis.yml`)
-    if (!existsSync(presetFile)) {
-      throw new CompositionError(`There is no preset "${options.preset}". Presets: ${listPresets(configDir).join(', ') || 'none'}.`)
+  if (options.preset !== undefined) {
+    // A preset is a name among the shipped ones, never a path.
+    const presets = listPresets(configDir)
+    if (!presets.includes(options.preset)) {
+      throw new CompositionError(`There is no preset "${options.preset}": --preset takes the name of a shipped preset (${presets.join(', ') || 'none'}); for a file of your own use --config FILE.`)
     }
-    files.push(presetFile)
+    files.push(join(configDir, 'presets', `${options.preset}.cordis.yml`))
   }
   const personal = join(options.home ?? defaultHome(), 'cordis.yml')
   if (existsSync(personal)) files.push(personal)
-  for (const overlay of options.overlays ?? []) files.push(resolve(overlay))
+  for (const overlay of options.overlays ?? []) {
+    const file = resolve(overlay)
+    assertRegularFile(file, '--config')
+    files.push(file)
+  }
   return files
+}
+
+async function assertPersonalOverlay(home: string, file: string): Promise<void> {
+  try {
+    await assertPrivateHome(home)
+    await assertPrivateFile(file, 'The personal overlay')
+  } catch (error) {
+    if (UnsafePathError.is(error)) throw new CompositionError(error.message)
+    throw error
+  }
+}
+
+/** A layer must be a regular file: a FIFO would hang the read, a device or a folder makes no sense. */
+function assertRegularFile(file: string, what: string): void {
+  let info
+  try {
+    info = statSync(file)
+  } catch (error: any) {
+    throw new CompositionError(`${what} ${file}: cannot read the composition file (${error?.code ?? error?.message ?? error}).`)
+  }
+  if (info.isFile()) return
+  const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : info.isSocket() ? 'a socket' : 'not a regular file'
+  throw new CompositionError(`${what} ${file} is ${kind}; a composition file must be a regular file.`)
 }
 
 export function listPresets(configDir: string): string[] {
@@ -117,8 +146,14 @@ export function listPresets(configDir: string): string[] {
  */
 export async function compose(options: ComposeOptions): Promise<Composition> {
   const files = layerFiles(options)
+  const home = options.home ?? defaultHome()
+  const personal = join(home, 'cordis.yml')
   const layers: Layer[] = []
-  for (const file of files) layers.push(await readLayer(file))
+  for (const file of files) {
+    // The personal overlay decides what runs with the operator's keys: it and its folder must be the operator's alone, as ssh demands of its keys.
+    if (file === personal) await assertPersonalOverlay(home, personal)
+    layers.push(await readLayer(file))
+  }
   const merged = mergeLayers(layers)
   for (const [id, patch] of Object.entries(options.rowPatches ?? {})) {
     const row = merged.find((item) => item.id === id)
@@ -144,7 +179,8 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       const base = {
         id: row.id,
         name: row.name,
-        config: redactSecrets(schema, config ?? row.config),
+        // A disabled row is not loaded, so its schema (and which keys are secret) is unknown: its config is not shown.
+        config: row.disabled ? null : redactSecrets(schema, config ?? row.config),
         configSources: configSources(row, config ?? row.config, patchedKeys(row.id)),
         configFrom: row.configFrom,
         nameFrom: row.nameFrom,
@@ -247,13 +283,30 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/**
+ * What a row's `name` may be: an npm package name, optionally with a subpath
+ * of its exports (`dsh-harness/tools`, `@scope/pkg/sub`). Never a file path:
+ * a composition file is data, and what it mounts is what is installed.
+ */
+const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/
+
+function assertPackageName(row: MergedRow, label: string): void {
+  if (PACKAGE_NAME.test(row.name) && !row.name.split('/').includes('..')) return
+  throw new CompositionError(
+    `${label}: "${row.name}" is not a package name. A row names an installed package (like dsh-web-fetch-http or dsh-harness/tools), never a file: ` +
+      'install the plugin as a package (npm install, or a workspace package) and name it.',
+  )
+}
+
 async function prepareRow(row: MergedRow, configDir: string): Promise<Prepared> {
   const label = `${row.nameFrom}: row "${row.id}"`
+  assertPackageName(row, label)
+  // A disabled row is never imported: nothing of it runs.
+  if (row.disabled) return { row }
   let module: any
   try {
-    // A relative name is a file beside the layer that names it; a package name resolves from the config folder.
-    const from = row.name.startsWith('.') ? [dirname(row.nameFrom)] : [configDir, dirname(row.nameFrom)]
-    module = await import(pathToFileURL(resolvePackage(row.name, from)).href)
+    // Resolved from the installation (the config folder's node_modules chain), never beside a layer file.
+    module = await import(pathToFileURL(resolvePackage(row.name, [configDir])).href)
   } catch (error: any) {
     if (error instanceof CompositionError) throw new CompositionError(`${label}: ${error.message}`)
     throw new CompositionError(`${label}: the package "${row.name}" failed to load: ${error?.message ?? error}`)
@@ -264,7 +317,6 @@ async function prepareRow(row: MergedRow, configDir: string): Promise<Prepared> 
   }
   const declared: unknown = plugin.Config ?? plugin.schema
   const schema = isSchema(declared) ? declared : undefined
-  if (row.disabled) return { row, plugin, schema }
   const { config, problems } = resolvePluginConfig(declared, row.config)
   if (problems.length) {
     const swapped = row.nameFrom !== row.configFrom ? ` (${row.nameFrom} set the package to ${row.name}; this config came from ${row.configFrom}: give the row a config for the new package)` : ''
