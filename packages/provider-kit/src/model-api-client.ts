@@ -5,7 +5,7 @@
  */
 import { Agent, type Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
-import { abortError, chooseRoute, type CredentialRequest, type HopRoute, readProxySettings, describeCredentialSource, type ProviderCall, redactUrl, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
+import { abortError, chooseRoute, type CredentialRequest, type HopRoute, readProxySettings, describeCredentialSource, type ProviderCall, redactUrl, type Route, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
 
@@ -57,6 +57,9 @@ export interface ModelSearchProxy {
 }
 
 /** The route each call's requests take, for its log-only request events. */
+/** Connection errors that, on the proxy route, can only be the proxy's. */
+const PROXY_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+
 const callRoutes = new WeakMap<ProviderCall, { route: HopRoute; proxy?: string }>()
 
 /** What a model-API search provider is given besides its settings. */
@@ -119,10 +122,10 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const proxySettings = readProxySettings(env, settings.proxy ?? {})
   const proxyAgents = new Map<string, ProxyAgent>()
 
-  async function routeDispatcher(url: URL, signal: AbortSignal, call: ProviderCall): Promise<Dispatcher> {
+  async function routeDispatcher(url: URL, signal: AbortSignal, call: ProviderCall): Promise<{ dispatcher: Dispatcher; route: Route }> {
     const route = chooseRoute(url, proxySettings)
     callRoutes.set(call, route.kind === 'proxy' ? { route: 'proxy', proxy: route.origin } : { route: 'direct' })
-    if (deps.dispatcher || route.kind === 'direct') return dispatcher
+    if (deps.dispatcher || route.kind === 'direct') return { dispatcher, route }
     const ref = settings.proxy?.credential
     const credential = ref ? (await deps.resolveCredential({ providerId, ref, literalKey: 'proxy.credential', signal })).value : undefined
     const key = `${route.url.href}\n${credential ?? ''}`
@@ -136,7 +139,32 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
       })
       proxyAgents.set(key, agent)
     }
-    return agent
+    return { dispatcher: agent, route }
+  }
+
+  /**
+   * A request that failed at the proxy, not at the API: the proxy could not
+   * be reached, or it refused the tunnel. Through a CONNECT tunnel the only
+   * socket this process opens is the proxy's, so a connection error is the
+   * proxy's; the API's own failures come back as the proxy's answer to the
+   * CONNECT (undici: "Proxy response (502) !== 200").
+   */
+  function proxyFailure(error: unknown, route: Route, target: URL): WebError | undefined {
+    if (route.kind !== 'proxy' || !WebError.is(error) || error.code !== 'WEB_PROVIDER_ERROR' || error.details.status !== undefined) return undefined
+    const cause = error.cause as { code?: unknown; message?: unknown } | undefined
+    const answered = /Proxy response \((\d{3})\)/.exec(String(cause?.message ?? ''))
+    const code = typeof cause?.code === 'string' ? cause.code : undefined
+    if (!answered && !(code && PROXY_UNREACHABLE.has(code))) return undefined
+    const change = `check that it runs, or change ${route.setting === 'proxy.url' ? `proxy.url in the ${providerId} row` : `the environment variable ${route.setting}`} (proxy.noProxy or NO_PROXY sends a host direct)`
+    const status = answered ? Number(answered[1]) : undefined
+    const why = status === undefined ? `could not be reached (${code})`
+      : status === 407 || status === 401 ? `refused the credentials or asked for them (${status}); set proxy.credential in the ${providerId} row, or the user:password in the proxy URL`
+      : `refused the tunnel with ${status}`
+    return new WebError('WEB_PROXY_FAILED', `The proxy ${route.origin} ${why} for ${providerName} at ${redactUrl(target)}; ${change}.`, {
+      cause: error,
+      details: { providerId, proxy: route.origin, ...(status === undefined ? {} : { status }) },
+      retryable: status === undefined || status >= 500,
+    })
   }
 
   /** The base URL in effect and the setting it came from, as named in messages. */
@@ -212,7 +240,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           signal,
         })
       : undefined
-    const callDispatcher = await routeDispatcher(url, signal, call)
+    const { dispatcher: callDispatcher, route } = await routeDispatcher(url, signal, call)
     if (signal.aborted) throw abortError(signal, `The ${providerName} search`)
     const secret = credential?.value ?? ''
     return {
@@ -239,7 +267,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           maxResponseBytes: settings.maxResponseBytes,
           sleep: deps.sleep,
         }).catch((error: unknown) => {
-          throw scrubSecretFromError(error, secret)
+          throw scrubSecretFromError(proxyFailure(error, route, target ?? url) ?? error, secret)
         }),
       readSuccessBody: (answer, options) => {
         try {

@@ -26,6 +26,10 @@ describe('model-API client through a proxy', { skip: tinyproxyMissing }, () => {
   })
 
   async function search(env: Record<string, string>) {
+    return (await attempt(env)).events
+  }
+
+  async function attempt(env: Record<string, string>) {
     const events: { [key: string]: unknown }[] = []
     const session = { id: 's', append: async (_type: string, data: { [key: string]: unknown }) => void events.push(data) } as unknown as SessionHandle
     const client = createModelApiClient(
@@ -38,7 +42,9 @@ describe('model-API client through a proxy', { skip: tinyproxyMissing }, () => {
       const started = await client.startSearch({ query: 'q' }, call)
       const answer = await started.request({ headers: {}, body: '{}', beforeDispatch: () => appendRequestEvent(call, 'test/request', () => ({})), toError: () => new WebError('WEB_PROVIDER_ERROR') })
       assert.equal(answer.text, '{"ok":true}')
-      return events
+      return { events }
+    } catch (error) {
+      return { events, error }
     } finally {
       await client.close()
     }
@@ -51,5 +57,29 @@ describe('model-API client through a proxy', { skip: tinyproxyMissing }, () => {
     const direct = await search({ HTTP_PROXY: proxy.origin, NO_PROXY: 'localhost' })
     assert.equal(proxy.requests().length, 1, 'the proxy saw nothing more')
     assert.deepEqual(direct, [{ route: 'direct' }])
+  })
+
+  it('a proxy that is down, or refuses the tunnel, is WEB_PROXY_FAILED naming the proxy and the setting, not a provider error', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const closedPort = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    const down = (await attempt({ HTTP_PROXY: `http://127.0.0.1:${closedPort}` })).error as WebError
+    assert.equal(down?.code, 'WEB_PROXY_FAILED', String(down))
+    assert.match(down.message, new RegExp(`The proxy http://127\\.0\\.0\\.1:${closedPort} could not be reached \\(ECONNREFUSED\\) for Test .*the environment variable HTTP_PROXY`))
+
+    const refusing = createServer()
+    refusing.on('connect', (_request, socket) => socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n'))
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve))
+    try {
+      const origin = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`
+      const refused = (await attempt({ HTTP_PROXY: origin })).error as WebError
+      assert.equal(refused?.code, 'WEB_PROXY_FAILED', String(refused))
+      assert.equal(refused.details.status, 403)
+      assert.equal(refused.retryable, false)
+      assert.match(refused.message, /refused the tunnel with 403/)
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve))
+    }
   })
 })
