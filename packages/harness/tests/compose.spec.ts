@@ -167,6 +167,42 @@ describe('composition loader', () => {
     })
   })
 
+  it('shows the proxy each row with a proxy section takes, credentials hidden, and warns when a row overrides a set proxy variable', async () => {
+    const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY }
+    process.env.HTTPS_PROXY = 'http://user:hunter2@127.0.0.1:3128'
+    process.env.NO_PROXY = 'localhost'
+    try {
+      const file = await overlay('row-proxy.cordis.yml', '- id: web-fetch-http\n  config:\n    proxy: { url: "http://127.0.0.1:8080" }\n')
+      const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
+      try {
+        const rows = composition.rows()
+        assert.deepEqual(rows.find((row) => row.id === 'web-search-deepseek')?.proxy, {
+          http: null,
+          https: { proxy: 'http://<credentials>@127.0.0.1:3128', from: 'HTTPS_PROXY' },
+          noProxy: { value: 'localhost', from: 'NO_PROXY' },
+        })
+        assert.deepEqual(rows.find((row) => row.id === 'web-fetch-http')?.proxy, {
+          http: { proxy: 'http://127.0.0.1:8080', from: 'proxy.url' },
+          https: { proxy: 'http://127.0.0.1:8080', from: 'proxy.url' },
+          noProxy: { value: 'localhost', from: 'NO_PROXY' },
+        })
+        assert.equal(rows.find((row) => row.id === 'tools')?.proxy, undefined, 'a row without a proxy section shows none')
+        const proxyWarnings = composition.warnings.filter((warning) => warning.includes('proxy'))
+        assert.deepEqual(proxyWarnings, [
+          'HTTPS_PROXY is set (http://<credentials>@127.0.0.1:3128) but row "web-fetch-http" does not use it: its proxy.url http://127.0.0.1:8080 overrides it. Remove the row\'s setting to use the environment, or unset HTTPS_PROXY if nothing should use it.',
+        ])
+        assert.ok(!JSON.stringify({ rows, warnings: composition.warnings }).includes('hunter2'), 'the proxy password is shown nowhere')
+      } finally {
+        await composition.dispose()
+      }
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key]
+        else process.env[key] = value
+      }
+    }
+  })
+
   it('names the presets when the preset does not exist', async () => {
     const error = await compose({ configDir: CONFIG_DIR, home, preset: 'nope' }).then(() => undefined, (error) => error)
     assert.match(String(error?.message), /There is no preset "nope": --preset takes the name of a shipped preset \(.*minimal.*standard.*\)/)

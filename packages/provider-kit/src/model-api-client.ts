@@ -5,7 +5,8 @@
  */
 import { Agent, type Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
-import { abortError, chooseRoute, type CredentialRequest, type HopRoute, readProxySettings, describeCredentialSource, type ProviderCall, redactUrl, type Route, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
+import { readProxySettings, type Route } from 'dsh-host'
+import { abortError, type CredentialRequest, type HopRoute, describeCredentialSource, type ProviderCall, redactUrl, routeFor, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
 
@@ -123,7 +124,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const proxyAgents = new Map<string, ProxyAgent>()
 
   async function routeDispatcher(url: URL, signal: AbortSignal, call: ProviderCall): Promise<{ dispatcher: Dispatcher; route: Route }> {
-    const route = chooseRoute(url, proxySettings)
+    const route = routeFor(url, proxySettings)
     callRoutes.set(call, route.kind === 'proxy' ? { route: 'proxy', proxy: route.origin } : { route: 'direct' })
     if (deps.dispatcher || route.kind === 'direct') return { dispatcher, route }
     const ref = settings.proxy?.credential

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream'
 import type { SecureContext } from 'node:tls'
 import { type Dispatcher, request } from 'undici'
-import { type HopRoute, type ProxySettings, WebError, abortError, chooseRoute, redactUrl } from 'dsh-web'
+import type { ProxySettings } from 'dsh-host'
+import { type HopRoute, WebError, abortError, redactUrl, routeFor } from 'dsh-web'
 import type { RedirectHop } from 'dsh-web'
 import type { AddressPolicy, VettedDestination } from './address-policy.js'
 import { createPinnedDispatcher } from './pinned-dispatcher.js'
@@ -108,7 +109,7 @@ export async function requestFollowingRedirects(
   let url = start
   for (let hop = 0; ; hop++) {
     // Route first, then the checks that hold for that route, on every hop.
-    const route = chooseRoute(url, options.proxy)
+    const route = routeFor(url, options.proxy)
     const timeouts = { connectMs: options.timeoutMs, headersMs: options.timeoutMs, bodyMs: options.timeoutMs }
     let destination: VettedDestination
     let agent: Dispatcher & { destroy(): Promise<void> }

@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { EnvHttpProxyAgent, request } from 'undici'
-import { chooseRoute, readProxySettings } from 'dsh-web'
+import { chooseRoute, readProxySettings } from 'dsh-host'
 
 const VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'] as const
 const ALL = [...VARIABLES, 'no_proxy', 'NO_PROXY']

@@ -24,5 +24,5 @@ export { WebService }
 export * from './errors.js'
 export * from './types.js'
 export * from './credential.js'
-export * from './proxy-route.js'
+export { routeFor } from './route.js'
 export { writeWebArtifact } from './artifact.js'

@@ -14,6 +14,7 @@ export function renderRows(rows: RowState[], layers: string[], problems: string[
     const extra = row.status === 'pending' ? ` (waiting for ${row.waitingFor?.join(', ')})` : row.status === 'failed' ? ` (${row.error})` : ''
     lines.push(`${row.id.padEnd(width)}  ${row.status.padEnd(8)}  ${row.name}${extra}`)
     if (row.status !== 'disabled') lines.push(...renderConfig(row, ' '.repeat(width + 2)))
+    if (row.proxy) lines.push(renderProxy(row.proxy, ' '.repeat(width + 2)))
   }
   if (problems.length) lines.push('', ...problems.map((problem) => `problem: ${problem}`))
   return escapeForTerminal(lines.join('\n'))
@@ -27,6 +28,13 @@ function renderConfig(row: RowState, indent: string): string[] {
   const shown = keys.map((key) => `${key}: ${JSON.stringify(config[key])}`)
   const width = Math.max(...shown.map((text) => text.length))
   return [`${indent}config:`, ...shown.map((text, index) => `${indent}  ${text.padEnd(width)}  <- ${row.configSources[keys[index]] ?? 'plugin default'}`)]
+}
+
+/** The route a row's requests take: per scheme, the proxy (credentials hidden) and the setting it came from, or direct. */
+function renderProxy(proxy: NonNullable<RowState['proxy']>, indent: string): string {
+  const one = (scheme: string, route: NonNullable<RowState['proxy']>['http']) => `${scheme} ${route ? `via ${route.proxy} (${route.from})` : 'direct'}`
+  const noProxy = proxy.noProxy ? `; except ${JSON.stringify(proxy.noProxy.value)} (${proxy.noProxy.from})` : ''
+  return `${indent}proxy: ${one('http', proxy.http)}, ${one('https', proxy.https)}${noProxy}`
 }
 
 export function renderTools(tools: ToolInfo[]): string {

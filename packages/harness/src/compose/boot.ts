@@ -6,6 +6,7 @@ import * as cordis from 'cordis'
 import { Context, type ForkScope, type Schema } from 'cordis'
 import { assertPrivateFile, assertPrivateHome, UnsafePathError } from 'dsh-host'
 import { defaultHome } from '../home.js'
+import { type EffectiveProxy, effectiveProxy, overriddenProxyWarnings, takesProxy } from './row-proxy.js'
 import { CompositionError, type Layer, readLayer } from './composition-files.js'
 import { configSources, replacementWarnings } from './config-sources.js'
 import { type MergedRow, mergeLayers } from './merge-rows.js'
@@ -55,6 +56,8 @@ export interface RowState {
   configSources: Record<string, string>
   configFrom: string
   nameFrom: string
+  /** For a row that takes a `proxy` section: the proxy its requests take, credentials hidden. */
+  proxy?: EffectiveProxy
   /** Services a pending row still waits for. */
   waitingFor?: string[]
   error?: string
@@ -163,7 +166,10 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
   const prepared: Prepared[] = []
   for (const row of merged) prepared.push(await prepareRow(row, resolve(options.configDir)))
   const patchedKeys = (id: string) => new Set(Object.keys(options.rowPatches?.[id] ?? {}))
-  const warnings = prepared.flatMap(({ row, schema }) => (row.disabled || !schema ? [] : replacementWarnings(row, schema, patchedKeys(row.id))))
+  const warnings = [
+    ...prepared.flatMap(({ row, schema }) => (row.disabled || !schema ? [] : replacementWarnings(row, schema, patchedKeys(row.id)))),
+    ...prepared.flatMap(({ row, schema, config }) => (row.disabled || !takesProxy(schema) ? [] : overriddenProxyWarnings(row.id, config))),
+  ]
 
   const ctx = new Context()
   const forks = new Map<string, ForkScope>()
@@ -184,6 +190,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         configSources: configSources(row, config ?? row.config, patchedKeys(row.id)),
         configFrom: row.configFrom,
         nameFrom: row.nameFrom,
+        ...(!row.disabled && takesProxy(schema) ? { proxy: effectiveProxy(config) } : {}),
       }
       const fork = forks.get(row.id)
       if (!fork) return { ...base, status: 'disabled' as const }

@@ -1,5 +1,5 @@
 /**
- * The one route decision of the web family: does a request go direct or
+ * The one route decision of every outgoing request: does a request go direct or
  * through an HTTP proxy? Read from HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and
  * their lower-case forms) with exactly the precedence and NO_PROXY matching
  * of undici's EnvHttpProxyAgent, or from a provider row's `proxy` section,
@@ -7,7 +7,19 @@
  * its own dispatcher for the route chosen here, so the route it reports and
  * the one it takes can never differ.
  */
-import { WebError } from './errors.js'
+import { CodedError, type CodedErrorOptions } from './errors.js'
+
+/** A proxy setting that is not an http(s) proxy URL; the seam reports it as INVALID_ARGUMENT. */
+export class ProxySettingError extends CodedError<'INVALID_ARGUMENT'> {
+  constructor(message: string, options: CodedErrorOptions = {}) {
+    super('INVALID_ARGUMENT', message, options)
+    this.name = 'ProxySettingError'
+  }
+
+  static override is(value: unknown): value is ProxySettingError {
+    return CodedError.is(value) && (value as Error).name === 'ProxySettingError'
+  }
+}
 
 /** A proxy URL and the setting it came from, named in messages. */
 export interface ProxySource {
@@ -116,7 +128,7 @@ export function parseProxyUrl(source: ProxySource): URL {
     url = undefined
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-    throw new WebError('INVALID_ARGUMENT', `${source.setting} is not an http or https proxy URL; write it as http://HOST:PORT (got ${JSON.stringify(redactProxy(source.url))}).`, {
+    throw new ProxySettingError(`${source.setting} is not an http or https proxy URL; write it as http://HOST:PORT (got ${JSON.stringify(redactProxy(source.url))}).`, {
       details: { argument: source.setting },
     })
   }
@@ -124,7 +136,7 @@ export function parseProxyUrl(source: ProxySource): URL {
 }
 
 /** A proxy value fit for a message: anything before an `@` (user:password, however written) hidden. */
-function redactProxy(value: string): string {
+export function redactProxy(value: string): string {
   const shown = value.includes('@') ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, '$1<credentials>@') : value
   return shown.length > 120 ? `${shown.slice(0, 120)}…` : shown
 }
