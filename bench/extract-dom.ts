@@ -15,7 +15,8 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gunzipSync } from 'node:zlib'
-import { type HtmlParser, extractHtml, linkedomParser } from '../packages/web-fetch-http/src/extract-html.js'
+import { extractHtml } from '../packages/web-fetch-http/src/extract-html.js'
+import { type HtmlParser, linkedomParser } from '../packages/web-fetch-http/src/parse-html.js'
 import type { DomDocument } from '../packages/web-fetch-http/src/dom.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
