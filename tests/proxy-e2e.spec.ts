@@ -2,7 +2,9 @@
 // CLI: HTTPS_PROXY is honoured, the https target is tunnelled and its
 // certificate checked (the throwaway localhost CA via NODE_EXTRA_CA_CERTS),
 // the session log records the route, and a proxy credential stored with
-// `dsh credentials set` is sent but appears nowhere in output or logs.
+// `dsh credentials set` is sent but appears nowhere in output or logs. `dsh
+// search` takes the same way to its provider's API: the DeepSeek wire format
+// answered over https by the same loopback server, reached only through the proxy.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { readFile, rm, writeFile } from 'node:fs/promises'
@@ -15,6 +17,8 @@ import { dsh, onlyJson, tempHome } from './helpers.js'
 
 const TLS = new URL('../packages/web-fetch-http/tests/fixtures/tls-localhost/', import.meta.url)
 const PROXY_PASSWORD = 'e2e-proxy-pass-0123456789'
+const SEARCH_KEY = 'sk-proxy-e2e-search-key-0123456789'
+const SEARCH_REPLY = JSON.parse(readFileSync(new URL('../packages/web-search-deepseek/tests/fixtures/deepseek-multi-result.json', import.meta.url), 'utf8'))
 
 describe('dsh fetch through a proxy', { skip: tinyproxyMissing }, () => {
   let home: string
@@ -29,6 +33,11 @@ describe('dsh fetch through a proxy', { skip: tinyproxyMissing }, () => {
     open = await startTinyproxy()
     authed = await startTinyproxy({ basicAuth: ['dsh', PROXY_PASSWORD] })
     server = createServer({ key: readFileSync(new URL('localhost.key', TLS)), cert: readFileSync(new URL('localhost.pem', TLS)) }, (request, response) => {
+      if (request.url === '/anthropic/v1/messages') {
+        const keyed = request.headers['x-api-key'] === SEARCH_KEY
+        response.writeHead(keyed ? SEARCH_REPLY.status : 401, { 'content-type': 'application/json' }).end(JSON.stringify(keyed ? SEARCH_REPLY.body : { error: 'no key' }))
+        return
+      }
       response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>Through</title></head><body><main><h1>Through the proxy</h1><p>Reached ${request.url} on loopback.</p></main></body></html>`)
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -75,5 +84,28 @@ describe('dsh fetch through a proxy', { skip: tinyproxyMissing }, () => {
     assert.equal(shown.isError, true)
     assert.match(JSON.stringify(shown), /WEB_PROXY_FAILED/)
     assert.match(shown.content, /proxy\.credential/)
+  })
+
+  it('HTTPS_PROXY=... dsh search reaches the provider API through the proxy, and the request event records the route', async () => {
+    assert.equal((await dsh(['credentials', 'set', 'DEEPSEEK_API_KEY'], { home, input: `${SEARCH_KEY}\n` })).code, 0)
+    const before = open.requests().length
+    const result = await dsh(['search', 'node', 'lts', '--json', '--session', 'search-through'], {
+      home,
+      env: { ...env(), HTTPS_PROXY: open.origin, DEEPSEEK_SEARCH_BASE_URL: `https://localhost:${port}/anthropic` },
+    })
+    const outcome = onlyJson(result)
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.match(outcome.content, /nodejs\.org\/en\/about\/previous-releases/)
+    assert.deepEqual(open.requests().slice(before), [`CONNECT localhost:${port} HTTP/1.1`])
+    const log = await readFile(join(home, 'sessions', 'search-through', 'events.jsonl'), 'utf8')
+    const request = log.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'web/deepseek-search-llm-request')
+    assert.equal(request.data.route, 'proxy')
+    assert.equal(request.data.proxy, open.origin)
+    assert.ok(!log.includes(SEARCH_KEY), 'the key must not be in the session log')
+
+    // Without the proxy variable the same command goes direct, and the proxy sees nothing more.
+    const direct = onlyJson(await dsh(['search', 'node', 'lts', '--json'], { home, env: { ...env(), DEEPSEEK_SEARCH_BASE_URL: `https://localhost:${port}/anthropic` } }))
+    assert.equal(direct.isError, false, direct.content)
+    assert.equal(open.requests().length, before + 1)
   })
 })
