@@ -7,6 +7,7 @@ export function apply(ctx) {
     name: 'open_url',
     description: 'Pretends to read a URL. Test tool.',
     effects: ['net_read'],
+    networkScope: { url: 'url' },
     inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
     async handler(input) {
       return { content: `would read ${input.url}`, structured: { url: input.url, allowedDomains: ctx.get('network')?.allowedDomains() ?? null } }

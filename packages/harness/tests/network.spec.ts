@@ -43,7 +43,7 @@ describe('network policy', () => {
     const lookalike = await ctx.tools.invoke('open_url', { url: 'https://notexample.com/' })
     assert.equal(lookalike.error?.code, 'TOOL_REFUSED')
     const noUrl = await ctx.tools.invoke('echo', { text: 'x' })
-    assert.match(noUrl.content, /echo has no URL to check/)
+    assert.match(noUrl.content, /echo does not say where its requests go/)
   })
 
   it('allowlist entries mean what every domain list means: IDN, *.name, ports and paths', async () => {

@@ -291,6 +291,33 @@ function entryMatches(entry: DomainEntry, url: UrlParts): boolean {
   }
 }
 
+/** The value of an address or range entry's first address. */
+function entryIp(entry: DomainAddressEntry | DomainRangeEntry): Ip {
+  const text = entry.kind === 'address' ? entry.address : entry.network
+  return { family: entry.family, value: entry.family === 4 ? ipv4Value(text) : ipv6Value(text) }
+}
+
+/** Whether every URL `inner` admits, `outer` admits too (port and path first, then the host part). */
+function entryCovers(outer: DomainEntry, inner: DomainEntry): boolean {
+  if (outer.kind !== 'range') {
+    if (outer.port !== undefined && (inner.kind === 'range' || inner.port !== outer.port)) return false
+    if (outer.path !== undefined && (inner.kind === 'range' || inner.path === undefined || !underPath(inner.path, outer.path))) return false
+  }
+  switch (outer.kind) {
+    case 'name':
+      if (inner.kind !== 'name') return false
+      return inner.host.endsWith(`.${outer.host}`) || (inner.host === outer.host && (inner.subdomainsOnly || !outer.subdomainsOnly))
+    case 'address':
+      return inner.kind === 'address' && inner.family === outer.family && inner.address === outer.address
+    case 'range': {
+      if (inner.kind === 'name') return false
+      const range = { ...entryIp(outer), prefix: outer.prefix }
+      if (inner.kind === 'address') return inRange(entryIp(inner), range)
+      return inner.family === outer.family && inner.prefix >= outer.prefix && inRange(entryIp(inner), range)
+    }
+  }
+}
+
 /** What an entry admits, in words: "example.com and its subdomains on port 8443 under /blog". */
 export function describeDomainEntry(entry: DomainEntry): string {
   let what: string
@@ -367,6 +394,16 @@ export class DomainList {
   /** Whether the URL is on some entry (see `match`). */
   includes(url: string | URL): boolean {
     return this.match(url) !== undefined
+  }
+
+  /**
+   * The first entry of `other` that this list does not cover: one that
+   * admits some URL no single entry here admits. Undefined when every URL
+   * `other` admits is on this list (checked entry by entry, so a name
+   * covered only by two entries together counts as not covered).
+   */
+  uncovered(other: DomainList): DomainEntry | undefined {
+    return other.entries.find((inner) => !this.entries.some((outer) => entryCovers(outer, inner)))
   }
 }
 

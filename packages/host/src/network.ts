@@ -1,3 +1,5 @@
+import type { ToolInfo } from './tools.js'
+
 /** The effect a tool declares when it reads from the network. */
 export const NET_READ = 'net_read'
 
@@ -8,4 +10,6 @@ export interface NetworkPolicyService {
    * `DomainList`), when the policy limits requests to a list; otherwise undefined.
    */
   allowedDomains(): string[] | undefined
+  /** What the policy does to a tool, in one line for the operator (`dsh tools`, `dsh doctor`); undefined when it leaves the tool alone. */
+  effectOn?(tool: ToolInfo): string | undefined
 }

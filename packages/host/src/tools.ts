@@ -33,6 +33,17 @@ export interface ToolResult {
   error?: ToolErrorInfo
 }
 
+/**
+ * Where a `net_read` tool's requests go, as input properties a network
+ * policy can read: without it a policy can only let the tool run or refuse it.
+ */
+export interface NetworkScope {
+  /** The input property holding the one http(s) URL the call requests first. */
+  url?: string
+  /** The input property holding a domain list (see `DomainList`) every request of the call stays within. */
+  allowedDomains?: string
+}
+
 export interface ToolDefinition<Input = any> {
   /** Lower-case letters, digits and underscores, e.g. web_fetch. */
   name: string
@@ -40,6 +51,8 @@ export interface ToolDefinition<Input = any> {
   inputSchema: ToolInputSchema
   /** Declared effects, e.g. `net_read`, for policy plugins. */
   effects?: string[]
+  /** For `net_read` tools: which input properties say where the call's requests go. */
+  networkScope?: NetworkScope
   handler(input: Input, call: ToolCallContext): Promise<ToolResult>
 }
 
@@ -49,6 +62,7 @@ export interface ToolInfo {
   description: string
   inputSchema: ToolInputSchema
   effects: string[]
+  networkScope?: NetworkScope
 }
 
 export interface ToolOutcome {

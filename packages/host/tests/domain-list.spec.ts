@@ -203,4 +203,31 @@ describe('DomainList: one matcher for every domain list', () => {
     assert.equal(describe('[2001:db8::1]'), 'the address 2001:db8::1')
     assert.equal(describe('192.0.2.0/24'), 'the addresses in 192.0.2.0/24')
   })
+
+  // [allowlist, a request's list, the first entry of the request's list not covered (or undefined)]
+  const COVERS: [string[], string[], string | undefined][] = [
+    [['example.com'], ['example.com', 'docs.example.com', '*.example.com'], undefined],
+    [['example.com'], ['notexample.com'], 'notexample.com'],
+    [['example.com'], ['com'], 'com'],
+    [['*.example.com'], ['docs.example.com', '*.example.com'], undefined],
+    [['*.example.com'], ['example.com'], 'example.com'],
+    [['docs.example.com/guide'], ['docs.example.com/guide/intro', 'docs.example.com/guide'], undefined],
+    [['docs.example.com/guide'], ['docs.example.com'], 'docs.example.com'],
+    [['docs.example.com/guide'], ['docs.example.com/guidebook'], 'docs.example.com/guidebook'],
+    [['api.example.com:8443'], ['api.example.com:8443/v1'], undefined],
+    [['api.example.com:8443'], ['api.example.com'], 'api.example.com'],
+    [['example.com'], ['example.com:8443/v1'], undefined],
+    [['192.0.2.0/24'], ['192.0.2.7', '192.0.2.128/25'], undefined],
+    [['192.0.2.0/24'], ['192.0.0.0/16'], '192.0.0.0/16'],
+    [['192.0.2.0/24'], ['example.com'], 'example.com'],
+    [['example.com'], ['192.0.2.7'], '192.0.2.7'],
+    [['[2001:db8::1]'], ['2001:db8::1'], undefined],
+    [['a.test', 'b.test'], ['x.a.test', 'b.test', 'c.test'], 'c.test'],
+  ]
+  for (const [outer, inner, first] of COVERS) {
+    it(`${JSON.stringify(outer)} ${first ? `does not cover ${first} of` : 'covers'} ${JSON.stringify(inner)}`, () => {
+      const uncovered = parseDomainList(outer, 'allowlist').uncovered(parseDomainList(inner, 'request'))
+      assert.equal(uncovered?.text, first && parseDomainList([first], 'x').entries[0]!.text)
+    })
+  }
 })

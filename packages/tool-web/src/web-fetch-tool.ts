@@ -29,6 +29,7 @@ export function createWebFetchTool(ctx: Context, config: ToolWebConfig): ToolDef
     description: webFetchDescription(config),
     inputSchema: webFetchInputSchema(config.fetchMaxChars),
     effects: ['net_read'],
+    networkScope: { url: 'url' },
     handler: (input, call) => runWebFetch(ctx, config, input, call),
   }
 }

@@ -27,6 +27,7 @@ export function createWebSearchTool(ctx: Context, config: ToolWebConfig): ToolDe
     description: webSearchDescription(config),
     inputSchema: webSearchInputSchema(config.searchMaxQueries),
     effects: ['net_read'],
+    networkScope: { allowedDomains: 'allowed_domains' },
     handler: (input, call) => runWebSearch(ctx, config, input, call),
   }
 }

@@ -186,5 +186,6 @@ function toInfo(definition: ToolDefinition): ToolInfo {
     description: definition.description,
     inputSchema: definition.inputSchema,
     effects: [...(definition.effects ?? [])],
+    ...(definition.networkScope ? { networkScope: { ...definition.networkScope } } : {}),
   }
 }
