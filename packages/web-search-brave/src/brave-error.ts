@@ -1,5 +1,5 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 import { isObject, parseBraveError, type BraveApiError } from './brave-web-search-api.js'
 import { describeDuration, describeWindow, exhaustedLongWindow, parseBraveRateLimit, shortestWindow } from './brave-rate-limit.js'
 
@@ -104,7 +104,7 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
       break
   }
 
-  const detail = typeof error?.detail === 'string' && error.detail ? scrubSecret(error.detail, context.secret).slice(0, 500) : undefined
+  const detail = typeof error?.detail === 'string' && error.detail ? quoteProviderText(error.detail, context.secret, 500) : undefined
   const quoted = detail
     ? `: ${detail}`
     : !error && answer.text.trim()
@@ -146,9 +146,10 @@ function validationLocations(error: BraveApiError | undefined, secret: string): 
   const parts = errors.slice(0, 5).map((entry) => {
     const loc = Array.isArray(entry.loc) ? entry.loc.map(String).join('.') : ''
     const message = typeof entry.msg === 'string' ? entry.msg : ''
-    return scrubSecret([loc, message].filter(Boolean).join(': '), secret).slice(0, 200)
+    return quoteProviderText([loc, message].filter(Boolean).join(': '), secret, 200)
   })
   const shown = parts.filter(Boolean)
+  if (errors.length > 5) shown.push(`and ${errors.length - 5} more`)
   return shown.length ? shown.join('; ') : undefined
 }
 

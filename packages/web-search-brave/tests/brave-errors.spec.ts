@@ -163,6 +163,15 @@ describe('brave: HTTP errors and retries', () => {
     assert.equal(error.message, "Brave Search rejected the request's parameters (HTTP 422, VALIDATION): Bad token [redacted] (header.x-subscription-token: value [redacted] is malformed)")
     await provider.close()
   })
+
+  it('quotes at most five validation messages and says how many more there were', async () => {
+    const errors = Array.from({ length: 8 }, (_, index) => ({ loc: ['query', `p${index}`], msg: 'bad' }))
+    server.reply({ status: 422, body: { type: 'ErrorResponse', error: { code: 'VALIDATION', detail: 'Invalid', meta: { errors } } } })
+    const { provider } = providerFor(server)
+    const error = await rejection(provider.search({ query: 'q' }, call()))
+    assert.match(error.message, /\(query\.p0: bad; query\.p1: bad; query\.p2: bad; query\.p3: bad; query\.p4: bad; and 3 more\)/)
+    await provider.close()
+  })
 })
 
 describe('brave: rate-limit headers', () => {

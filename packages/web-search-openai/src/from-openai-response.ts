@@ -1,3 +1,4 @@
+import { cleanUntrustedLine } from 'dsh-host'
 import { WebError } from 'dsh-web'
 import type { Citation, SearchAnswer, SearchSource, SearchUsage } from 'dsh-web'
 import {
@@ -161,7 +162,7 @@ export function fromOpenAIResponse(response: OpenAIResponse, providerId: string)
   }
   if (failedCalls) warnings.push(`${failedCalls} of ${calls} web search calls failed; the sources are those of the rest.`)
   if (!sources.length) warnings.push('The web search returned no sources.')
-  if (refusals.length) warnings.push(`The model refused part of the answer: ${refusals.join(' ').slice(0, 300)}`)
+  if (refusals.length) warnings.push(`The model refused part of the answer: ${cleanUntrustedLine(refusals.join(' '), { maxLength: 300 })}`)
 
   const mapped: OpenAIMappedResult = { queries, sources, warnings }
   if (text.trim()) mapped.answer = { text, citations, modelWritten: true }

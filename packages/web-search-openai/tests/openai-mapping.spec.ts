@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { useFixtureServer } from '../../../tests/support/fixture-server.js'
+import { loadFixture, useFixtureServer } from '../../../tests/support/fixture-server.js'
 import { call, FIXTURES, providerFor, rejection } from './helpers.js'
 
 describe('openai: mapping the Responses answer', () => {
@@ -41,6 +41,19 @@ describe('openai: mapping the Responses answer', () => {
     assert.deepEqual(result.queries, ['qwxzv nonexistent'])
     assert.equal(result.answer?.text, 'I could not find anything about that.')
     assert.deepEqual(result.warnings, ['The web search returned no sources.'])
+    await provider.close()
+  })
+
+  it('a long refusal is shown as one clean line, cut visibly with the count of what was left out', async () => {
+    const fixture = loadFixture(FIXTURES, 'openai-zero-results')
+    const refusal = `I cannot help with that.\u001b[31m ${'x'.repeat(400)}`
+    ;(fixture.body as any).output[1].content.push({ type: 'refusal', refusal })
+    server.reply(fixture)
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'q' }, call())
+    const warning = result.warnings!.find((line) => line.startsWith('The model refused part of the answer: '))!
+    assert.match(warning, /^The model refused part of the answer: I cannot help with that\. x+… \(\d+ more characters\)$/)
+    assert.ok(!warning.includes('\u001b'))
     await provider.close()
   })
 

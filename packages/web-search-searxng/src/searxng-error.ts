@@ -1,3 +1,4 @@
+import { cleanUntrustedLine } from 'dsh-host'
 import { redactUrl, WebError, type WebErrorDetails } from 'dsh-web'
 import { headerValue, parseRetryAfter, scrubSecret, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 import { parseSearxngErrorBody } from './searxng-search-api.js'
@@ -26,7 +27,7 @@ export const JSON_FORMAT_FIX = "enable `json` in `search.formats` of the instanc
 export function fromSearxngError(answer: HttpAnswer, context: SearxngErrorContext): WebError {
   const { status } = answer
   const body = parseSearxngErrorBody(answer.text)
-  const quoted = typeof body?.error === 'string' && body.error.trim() ? scrub(body.error, context).slice(0, 500) : undefined
+  const quoted = typeof body?.error === 'string' && body.error.trim() ? cleanUntrustedLine(scrub(body.error, context), { maxLength: 500 }) : undefined
   const type = contentType(answer)
   const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status }
   const notJson = body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${type}` : ''})` : ''
