@@ -75,6 +75,8 @@ export interface ProxyOptions {
   resolveLocally?: boolean
   /** Name of a credential holding `user:password` for the proxy. */
   credential?: string
+  /** Tunnel http targets with CONNECT (default true); false sends them to the proxy in absolute form. */
+  tunnelHttp?: boolean
 }
 
 export interface HttpFetcher extends FetchProvider {
@@ -196,7 +198,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     const response = await requestFollowingRedirects(
       url,
       policy,
-      { maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential },
+      { maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential, tunnelHttp: options.proxy?.tunnelHttp ?? true },
       signal,
       request.allowedDomains,
     )

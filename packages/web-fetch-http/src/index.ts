@@ -50,6 +50,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
       fakeIpRanges: Schema.array(String).default([]).description('CIDR ranges a local fake-IP resolver answers names with (e.g. 198.18.0.0/15); such answers pass for names, never for an address in the URL.'),
       resolveLocally: Schema.boolean().default(true).description('On the proxy route, also resolve names here and refuse any non-public answer (advisory: the proxy may resolve differently).'),
       credential: Schema.string().description('Name of a credential holding user:password for the proxy (dsh credentials set NAME); never the value itself.'),
+      tunnelHttp: Schema.boolean().default(true).description('Send http targets through a CONNECT tunnel like https ones; false sends them to the proxy as plain proxied requests (for proxies that allow CONNECT to port 443 only; the proxy then sees their paths and headers).'),
     }),
     Schema.const(undefined),
   ]).description('Fetching through an HTTP proxy (docs/security.md, "Through a proxy").'),

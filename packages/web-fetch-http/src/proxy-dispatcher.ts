@@ -4,9 +4,10 @@ import { WebError, redactUrl } from 'dsh-web'
 
 /**
  * The dispatcher of one hop on the proxy route: an undici ProxyAgent that
- * opens a CONNECT tunnel through the proxy for every target, http ones
- * included (undici's default, so the proxy sees `host:port` and never the
- * path or headers of an https request). Certificates of https targets are
+ * opens a CONNECT tunnel through the proxy for every https target, and for
+ * http ones too unless `tunnelHttp` is false (then the proxy gets the
+ * absolute-form request, `GET http://host/path`, as proxies that allow
+ * CONNECT to port 443 only want it). Certificates of https targets are
  * verified against the URL's host name, always. The tunnel's fate is kept
  * so that a failure can be told apart: the proxy down or refusing the
  * tunnel (WEB_PROXY_FAILED) or the target failing inside it.
@@ -15,6 +16,7 @@ export interface ProxyDispatcher {
   agent: ProxyAgent
   /** Set once the proxy answered the CONNECT; `error` when it could not be reached. */
   tunnel: { status?: number; error?: unknown }
+  tunnelHttp: boolean
 }
 
 export interface ProxyHop {
@@ -22,6 +24,13 @@ export interface ProxyHop {
   url: URL
   /** `user:password` from the row's proxy.credential, sent as Basic Proxy-Authorization. */
   credential?: string
+  /** Tunnel http targets too (default true); false sends them in absolute form. */
+  tunnelHttp?: boolean
+}
+
+/** Whether a request to `url` goes through a CONNECT tunnel. */
+export function tunnels(url: URL, tunnelHttp: boolean): boolean {
+  return url.protocol === 'https:' || tunnelHttp
 }
 
 export function createProxyDispatcher(
@@ -49,6 +58,7 @@ export function createProxyDispatcher(
     uri: proxy.url.href,
     ...(proxy.credential ? { token: `Basic ${Buffer.from(proxy.credential, 'utf8').toString('base64')}` } : {}),
     clientFactory,
+    proxyTunnel: proxy.tunnelHttp ?? true,
     proxyTls: { timeout: timeouts.connectMs },
     requestTls: { rejectUnauthorized: true, timeout: timeouts.connectMs, ...(secureContext ? { secureContext } : {}) },
     headersTimeout: timeouts.headersMs,
@@ -56,13 +66,16 @@ export function createProxyDispatcher(
     connections: 1,
     pipelining: 1,
   } as ProxyAgent.Options)
-  return { agent, tunnel }
+  return { agent, tunnel, tunnelHttp: proxy.tunnelHttp ?? true }
 }
 
 /** The WEB_PROXY_FAILED of a hop whose proxy could not be reached or refused the tunnel; undefined when the proxy did its part. */
 export function proxyFailure(error: unknown, dispatcher: ProxyDispatcher, url: URL, proxy: { origin: string; setting: string }): WebError | undefined {
   const { tunnel } = dispatcher
-  const change = `check that it runs, or change ${proxy.setting === 'proxy.url' ? 'proxy.url in the web-fetch-http row' : `the environment variable ${proxy.setting}`} (proxy.noProxy or NO_PROXY sends a host direct)`
+  // Without a tunnel the proxy answers for itself; undici turns its 407 into an error of this shape.
+  const { code, message } = (error ?? {}) as { code?: string; message?: unknown }
+  if (!tunnels(url, dispatcher.tunnelHttp) && code === 'UND_ERR_INVALID_ARG' && /\(407\)/.test(String(message))) return proxyRefusal(407, url, proxy, error)
+  const change = changeAdvice(proxy)
   const details = { url: redactUrl(url), proxy: proxy.origin }
   if (tunnel.error !== undefined || (tunnel.status === undefined && isConnectError(error))) {
     const cause = tunnel.error ?? error
@@ -73,14 +86,24 @@ export function proxyFailure(error: unknown, dispatcher: ProxyDispatcher, url: U
       retryable: true,
     })
   }
-  if (tunnel.status !== undefined && tunnel.status !== 200) {
-    const why = tunnel.status === 407 || tunnel.status === 401 ? `refused the credentials or asked for them (${tunnel.status}); set proxy.credential in the web-fetch-http row, or the user:password in the proxy URL` : `refused the tunnel with ${tunnel.status}`
-    return new WebError('WEB_PROXY_FAILED', `The proxy ${proxy.origin} ${why} for ${url.host}; ${change}.`, {
-      cause: error,
-      details: { ...details, status: tunnel.status },
-    })
-  }
+  if (tunnel.status !== undefined && tunnel.status !== 200) return proxyRefusal(tunnel.status, url, proxy, error)
   return undefined
+}
+
+/** The WEB_PROXY_FAILED of a proxy that answered for itself: a refused tunnel, or a 407 to an absolute-form request. */
+export function proxyRefusal(status: number, url: URL, proxy: { origin: string; setting: string }, cause?: unknown): WebError {
+  let why: string
+  if (status === 407 || status === 401) why = `refused the credentials or asked for them (${status}); set proxy.credential in the web-fetch-http row, or the user:password in the proxy URL`
+  else if (url.protocol === 'http:') why = `refused the tunnel with ${status} for the http target ${url.host} (many proxies allow CONNECT to port 443 only; proxy.tunnelHttp: false in the web-fetch-http row sends http targets as plain proxied requests)`
+  else why = `refused the tunnel with ${status} for ${url.host}`
+  return new WebError('WEB_PROXY_FAILED', `The proxy ${proxy.origin} ${why}; ${changeAdvice(proxy)}.`, {
+    cause,
+    details: { url: redactUrl(url), proxy: proxy.origin, status },
+  })
+}
+
+function changeAdvice(proxy: { setting: string }): string {
+  return `check that it runs, or change ${proxy.setting === 'proxy.url' ? 'proxy.url in the web-fetch-http row' : `the environment variable ${proxy.setting}`} (proxy.noProxy or NO_PROXY sends a host direct)`
 }
 
 /** Errors of opening a socket, before any tunnel: the only socket the proxy route opens itself is to the proxy. */

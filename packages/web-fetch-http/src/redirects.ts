@@ -20,6 +20,8 @@ export interface TransportOptions {
   resolveLocally: boolean
   /** `user:password` for the proxy, resolved for this fetch. */
   proxyCredential?: string
+  /** http targets through a CONNECT tunnel (default) or, when false, as absolute-form requests the proxy forwards. */
+  tunnelHttp: boolean
 }
 
 /** The last hop's response, its body not yet read. */
@@ -122,7 +124,7 @@ export async function requestFollowingRedirects(
       address = pinned.address.address
     } else {
       destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
-      tunnelled = createProxyDispatcher({ url: route.url, credential: options.proxyCredential }, timeouts, options.secureContext)
+      tunnelled = createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp }, timeouts, options.secureContext)
       agent = tunnelled.agent
     }
     const taken = { route: route.kind, ...(route.kind === 'proxy' ? { proxy: route.origin } : {}), checks: destination.checks }

@@ -241,3 +241,60 @@ describe('proxy credentials (tinyproxy BasicAuth)', { skip: tinyproxyMissing }, 
     }
   })
 })
+
+describe('a proxy that allows CONNECT to port 443 only, as Squid does by default (proxy.tunnelHttp)', { skip: tinyproxyMissing }, () => {
+  let proxy: Tinyproxy
+  let authed: Tinyproxy
+  let page: TestServer
+  before(async () => {
+    proxy = await startTinyproxy({ connectPorts: [443] })
+    authed = await startTinyproxy({ connectPorts: [443], basicAuth: ['dshuser', 's3cret-proxy-pass'] })
+    // connection: close, so that tinyproxy, which relays until the server closes, ends the response at once.
+    page = await startServer((request, response) => response.writeHead(200, { 'content-type': 'text/plain', connection: 'close' }).end(`forwarded ${request.url}`))
+  })
+  after(async () => {
+    await Promise.all([proxy?.stop(), authed?.stop(), page?.close()])
+  })
+
+  it('refuses the tunnel to an http target: WEB_PROXY_FAILED names proxy.tunnelHttp', async () => {
+    const fetcher = createHttpFetcher({ env: { HTTP_PROXY: proxy.origin }, privateHosts: ['localhost'] })
+    try {
+      const error = await refusal(fetcher.fetch({ url: `http://localhost:${page.port}/page` }, { signal: signal() }))
+      assert.equal(error.code, 'WEB_PROXY_FAILED')
+      assert.equal(error.details.status, 403)
+      assert.match(error.message, /proxy\.tunnelHttp: false/)
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('with tunnelHttp: false sends the http target as an absolute-form request the proxy forwards, still vetted first', async () => {
+    const fetcher = createHttpFetcher({ env: { HTTP_PROXY: proxy.origin }, privateHosts: ['localhost'], proxy: { tunnelHttp: false } })
+    try {
+      const before = proxy.requests().length
+      const document = await fetcher.fetch({ url: `http://localhost:${page.port}/page?q=1`, format: 'text' }, { signal: signal() })
+      assert.equal(document.text, 'forwarded /page?q=1')
+      assert.deepEqual(proxy.requests().slice(before), [`GET http://localhost:${page.port}/page?q=1 HTTP/1.1`])
+      assert.equal(document.provenance.route, 'proxy')
+      assert.equal(document.provenance.proxy, proxy.origin)
+      // The policy still holds before anything is sent: a private literal never reaches the proxy.
+      const refused = await refusal(fetcher.fetch({ url: `http://127.0.0.1:${page.port}/page` }, { signal: signal() }))
+      assert.equal(refused.code, 'WEB_BLOCKED_ADDRESS')
+      assert.equal(proxy.requests().length, before + 1)
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('with tunnelHttp: false, the proxy asking for credentials is WEB_PROXY_FAILED 407, not the page', async () => {
+    const fetcher = createHttpFetcher({ env: { HTTP_PROXY: authed.origin }, privateHosts: ['localhost'], proxy: { tunnelHttp: false } })
+    try {
+      const error = await refusal(fetcher.fetch({ url: `http://localhost:${page.port}/page` }, { signal: signal() }))
+      assert.equal(error.code, 'WEB_PROXY_FAILED')
+      assert.equal(error.details.status, 407)
+      assert.match(error.message, /proxy\.credential/)
+    } finally {
+      await fetcher.close()
+    }
+  })
+})

@@ -39,7 +39,8 @@ function accepts(port: number): Promise<boolean> {
   })
 }
 
-export async function startTinyproxy(options: { basicAuth?: [string, string] } = {}): Promise<Tinyproxy> {
+/** `connectPorts`: the only ports CONNECT may reach (Squid's default allows 443 alone); every port when absent. */
+export async function startTinyproxy(options: { basicAuth?: [string, string]; connectPorts?: number[] } = {}): Promise<Tinyproxy> {
   const folder = mkdtempSync(join(tmpdir(), 'dsh-tinyproxy-'))
   const logFile = join(folder, 'tinyproxy.log')
   for (let attempt = 0; ; attempt++) {
@@ -53,6 +54,7 @@ export async function startTinyproxy(options: { basicAuth?: [string, string] } =
       'Timeout 30',
       'MaxClients 50',
       ...(options.basicAuth ? [`BasicAuth ${options.basicAuth[0]} ${options.basicAuth[1]}`] : []),
+      ...(options.connectPorts ?? []).map((port) => `ConnectPort ${port}`),
     ].join('\n')
     writeFileSync(join(folder, 'tinyproxy.conf'), `${config}\n`)
     const child: ChildProcess = spawn('tinyproxy', ['-d', '-c', join(folder, 'tinyproxy.conf')], { stdio: 'ignore' })
