@@ -104,9 +104,9 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
     const tokens = noAuth ? null : FileTokenStore.inHome(defaultHome())
     const server = new McpHttpServer({ tools, sessions, host, port, tokens, limits, allowedHosts, allowedOrigins: values['allowed-origin'] ?? [], log: io.err })
     const address = await server.listen()
-    io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)
     if (noAuth) io.err(`dsh mcp: warning: authentication is off (--no-auth): any process on this machine can call the tools at ${address}.`)
-    else if (tokens && !(await tokens.list()).some((token) => !token.revoked)) io.err('dsh mcp: no token exists yet: every request is refused until you create one with dsh mcp token create NAME.')
+    io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)
+    if (tokens && !(await tokens.list()).some((token) => !token.revoked)) io.err('dsh mcp: no token exists yet: every request is refused until you create one with dsh mcp token create NAME.')
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
