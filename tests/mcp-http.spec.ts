@@ -131,6 +131,15 @@ describe('dsh mcp --http: two processes on one machine', () => {
     }
   })
 
+  it('answers clients of each protocol version in use (2025-11-25 back to 2024-11-05), without a session id', async () => {
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+      const hello = await post(first.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }), { authorization: `Bearer ${tokens.alice}` })
+      assert.equal(hello.status, 200)
+      assert.equal(hello.json.result.protocolVersion, version)
+      assert.equal(hello.headers['mcp-session-id'], undefined, 'stateless: no session to stick to')
+    }
+  })
+
   it('refuses a request without a token, and one with a bad token, with 401 and a Bearer challenge', async () => {
     for (const server of [first, second]) {
       const missing = await post(server.url, LIST, {})
