@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { request } from 'node:http'
+import { generateKeyPairSync, type KeyObject, sign as cryptoSign } from 'node:crypto'
+import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -266,5 +268,80 @@ describe('dsh mcp --http --no-auth', () => {
     } finally {
       await server.stop()
     }
+  })
+})
+
+/** A loopback OAuth authorization server: RFC 8414 metadata and a key set; the test signs the tokens. */
+async function authorizationServer() {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'key-1', alg: 'RS256', use: 'sig' }
+  let issuer = ''
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json')
+    if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }))
+    else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }))
+    else res.writeHead(404).end('{}')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const sign = (claims: Record<string, unknown>, key: KeyObject = privateKey) => {
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    const body = `${encode({ alg: 'RS256', typ: 'at+jwt', kid: 'key-1' })}.${encode(claims)}`
+    return `${body}.${cryptoSign('sha256', Buffer.from(body), key).toString('base64url')}`
+  }
+  return { issuer, sign, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }) }
+}
+
+describe('dsh mcp --http with OAuth access tokens', () => {
+  const audience = 'https://tools.example.test/mcp'
+  let home: string
+  let issuer: Awaited<ReturnType<typeof authorizationServer>>
+  let server: HttpDsh
+  before(async () => {
+    home = await tempHome()
+    issuer = await authorizationServer()
+    const overlay = join(home, 'echo.cordis.yml')
+    await writeFile(overlay, `- id: echo\n  name: dsh-test-plugins/echo-tool\n  config: { prefix: oauth }\n`)
+    server = await HttpDsh.start(['--preset', 'minimal', '--config', overlay, '--oauth-issuer', issuer.issuer, '--oauth-audience', audience], home)
+  })
+  after(async () => {
+    await server?.stop()
+    await issuer?.close()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  const claims = (extra: Record<string, unknown> = {}) => ({ iss: issuer.issuer, aud: audience, sub: 'agent-7', exp: Math.floor(Date.now() / 1000) + 600, ...extra })
+
+  it('accepts a JWT of the issuer for this resource, and records its subject as the caller', async () => {
+    const client = await connect(server.url, issuer.sign(claims()))
+    const result: any = await client.callTool({ name: 'echo', arguments: { text: 'signed' } })
+    assert.deepEqual(result.content, [{ type: 'text', text: 'oauth: signed' }])
+    await client.close()
+    const [events] = await sessionEvents(home)
+    assert.equal(events[0].type, 'mcp/session-start')
+    assert.equal(events[0].data.token, 'oauth:agent-7')
+    const hello = await post(server.url, LIST, { authorization: `Bearer ${issuer.sign(claims())}`, 'mcp-protocol-version': '2025-06-18' })
+    assert.equal(hello.status, 200)
+  })
+
+  it('refuses a token for another audience, an expired one, one from another issuer and one signed with another key, with the reason', async () => {
+    const { privateKey: stranger } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const cases: [string, string][] = [
+      [issuer.sign(claims({ aud: 'https://elsewhere.test/mcp' })), 'issued for another resource (aud)'],
+      [issuer.sign(claims({ exp: Math.floor(Date.now() / 1000) - 3600 })), 'token expired'],
+      [issuer.sign(claims({ iss: 'https://other-issuer.test' })), 'issued by another server'],
+      [issuer.sign(claims(), stranger), 'bad signature'],
+    ]
+    for (const [token, reason] of cases) {
+      const refused = await post(server.url, LIST, { authorization: `Bearer ${token}` })
+      assert.equal(refused.status, 401, reason)
+      assert.match(String(refused.headers['www-authenticate']), new RegExp(`error="invalid_token", error_description="${reason.replace(/[()]/g, '\\$&')}", resource_metadata="https://tools\\.example\\.test/\\.well-known/oauth-protected-resource/mcp"`))
+    }
+  })
+
+  it('serves the protected-resource metadata document the challenge points to', async () => {
+    const response = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url))
+    assert.equal(response.status, 200)
+    assert.deepEqual(await response.json(), { resource: audience, authorization_servers: [issuer.issuer], bearer_methods_supported: ['header'] })
   })
 })

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_BODY_BYTES, isLoopbackHost } from '../mcp/http-guard.js'
 import { McpHttpServer } from '../mcp/http-server.js'
 import { DEFAULT_MAX_CONCURRENT_CALLS, mcpServices, serveMcp } from '../mcp/mcp-server.js'
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../mcp/stdio-transport.js'
+import { OAuthVerifier, type OAuthSettings } from '../mcp/oauth-verifier.js'
 import { FileTokenStore } from '../mcp/token-store.js'
 import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
 import { runMcpToken } from './mcp-token-command.js'
@@ -32,6 +33,7 @@ export async function runMcp(options: GlobalOptions, io: Output, flags: McpFlags
 
 const HTTP_USAGE = `usage: dsh mcp --http [HOST:]PORT [--no-auth] [--allowed-host NAME]... [--allowed-origin ORIGIN]...
                 [--max-body-bytes N] [--max-concurrent-calls N] [--calls-per-minute N]
+                [--oauth-issuer URL --oauth-audience URI [--oauth-jwks-url URL]]
                 [--preset NAME] [--config FILE]... [--config-dir DIR]
        dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json]`
 
@@ -65,6 +67,9 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
         'max-concurrent-calls': { type: 'string' },
         'calls-per-minute': { type: 'string' },
         expires: { type: 'string' },
+        'oauth-issuer': { type: 'string' },
+        'oauth-audience': { type: 'string' },
+        'oauth-jwks-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -78,7 +83,7 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
   }
   const [, ...args] = positionals
   if (args[0] === 'token') {
-    const serveFlag = (['http', 'no-auth', 'allowed-host', 'allowed-origin', 'max-body-bytes', 'max-concurrent-calls', 'calls-per-minute'] as const).find((flag) => values[flag] !== undefined && values[flag] !== false)
+    const serveFlag = (['http', 'no-auth', 'allowed-host', 'allowed-origin', 'max-body-bytes', 'max-concurrent-calls', 'calls-per-minute', 'oauth-issuer', 'oauth-audience', 'oauth-jwks-url'] as const).find((flag) => values[flag] !== undefined && values[flag] !== false)
     if (serveFlag) throw new UsageError(`--${serveFlag} goes with dsh mcp --http, not with dsh mcp token.`)
     return runMcpToken(args.slice(1), { json: !!values.json, expires: values.expires }, io)
   }
@@ -88,6 +93,8 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
   if (noAuth && !isLoopbackHost(host)) {
     throw new UsageError(`--no-auth is accepted only on a loopback address (127.0.0.1, ::1, localhost), not on ${host}: anyone who can reach ${host} could call the tools. Create a token instead: dsh mcp token create NAME.`)
   }
+  const oauth = oauthSettings(values['oauth-issuer'], values['oauth-audience'], values['oauth-jwks-url'])
+  if (noAuth && oauth) throw new UsageError('--no-auth and --oauth-issuer contradict each other: choose one.')
   const allowedHosts = values['allowed-host'] ?? []
   if (!isLoopbackHost(host) && !allowedHosts.length) {
     throw new UsageError(`On ${host}, say which Host names clients (or the load balancer) use to reach this server: --allowed-host NAME (repeatable; '*' when the load balancer checks Host itself).`)
@@ -102,11 +109,13 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
   try {
     const { tools, sessions } = mcpServices(composition)
     const tokens = noAuth ? null : FileTokenStore.inHome(defaultHome())
-    const server = new McpHttpServer({ tools, sessions, host, port, tokens, limits, allowedHosts, allowedOrigins: values['allowed-origin'] ?? [], log: io.err })
+    const auth = tokens ? { tokens, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
+    const server = new McpHttpServer({ tools, sessions, host, port, auth, limits, allowedHosts, allowedOrigins: values['allowed-origin'] ?? [], log: io.err })
     const address = await server.listen()
     if (noAuth) io.err(`dsh mcp: warning: authentication is off (--no-auth): any process on this machine can call the tools at ${address}.`)
     io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)
-    if (tokens && !(await tokens.list()).some((token) => !token.revoked)) io.err('dsh mcp: no token exists yet: every request is refused until you create one with dsh mcp token create NAME.')
+    if (oauth) io.err(`dsh mcp: also accepting access tokens (JWT) of ${oauth.issuer} for the resource ${oauth.audience}`)
+    else if (tokens && !(await tokens.list()).some((token) => !token.revoked)) io.err('dsh mcp: no token exists yet: every request is refused until you create one with dsh mcp token create NAME.')
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
@@ -117,6 +126,15 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
   } finally {
     await composition.dispose()
   }
+}
+
+function oauthSettings(issuer: string | undefined, audience: string | undefined, jwksUrl: string | undefined): OAuthSettings | undefined {
+  if (issuer === undefined && audience === undefined && jwksUrl === undefined) return undefined
+  if (!issuer || !audience) throw new UsageError('OAuth access tokens need both --oauth-issuer URL (the authorization server) and --oauth-audience URI (this server\'s resource identifier, e.g. https://tools.example.com/mcp).')
+  for (const [flag, value] of [['--oauth-issuer', issuer], ['--oauth-audience', audience], ['--oauth-jwks-url', jwksUrl]] as const) {
+    if (value !== undefined && !URL.canParse(value)) throw new UsageError(`${flag} takes an absolute URL, not "${value}".`)
+  }
+  return { issuer, audience, jwksUrl }
 }
 
 /** `PORT`, `HOST:PORT` or `[IPV6]:PORT`; the host defaults to 127.0.0.1. */

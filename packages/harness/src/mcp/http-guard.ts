@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { OAuthVerifier } from './oauth-verifier.js'
 import type { TokenStore } from './token-store.js'
 
 /**
@@ -63,26 +64,40 @@ export function checkOrigin(req: IncomingMessage, policy: OriginPolicy): { statu
   return undefined
 }
 
-/** The token name of an authorised request, or the 401 answer already sent (undefined). */
-export async function authenticate(req: IncomingMessage, res: ServerResponse, store: TokenStore): Promise<string | undefined> {
+/** Who may call: bearer tokens from the store (`dsh_...`) and, when configured, JWTs of an OAuth authorization server. */
+export interface Authenticator {
+  tokens: TokenStore
+  oauth?: OAuthVerifier
+}
+
+/** The caller's name (a token's name, or `oauth:` and a JWT's subject), or undefined when the 401 answer was sent. */
+export async function authenticate(req: IncomingMessage, res: ServerResponse, auth: Authenticator): Promise<string | undefined> {
   const header = req.headers.authorization
   const match = header ? /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header) : null
+  const metadata = auth.oauth ? `, resource_metadata="${auth.oauth.metadataUrl()}"` : ''
   if (!header) {
-    unauthorised(res, `Bearer realm="${REALM}"`, 'Refused: this server needs a bearer token (Authorization: Bearer TOKEN). The operator creates one with dsh mcp token create NAME.')
+    unauthorised(res, `Bearer realm="${REALM}"${metadata}`, `Refused: this server needs a bearer token (Authorization: Bearer TOKEN). The operator creates one with dsh mcp token create NAME${auth.oauth ? `, or the client gets one from ${auth.oauth.settings.issuer}` : ''}.`)
     return undefined
   }
   if (!match) {
-    unauthorised(res, `Bearer realm="${REALM}", error="invalid_request", error_description="malformed Authorization header"`, 'Refused: the Authorization header is not "Bearer TOKEN".')
+    unauthorised(res, `Bearer realm="${REALM}", error="invalid_request", error_description="malformed Authorization header"${metadata}`, 'Refused: the Authorization header is not "Bearer TOKEN".')
     return undefined
   }
-  const check = await store.check(match[1])
+  const token = match[1]
+  if (auth.oauth && !token.startsWith('dsh_')) {
+    const check = await auth.oauth.check(token)
+    if (check.ok) return check.name
+    unauthorised(res, `Bearer realm="${REALM}", error="invalid_token", error_description="${check.reason.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?')}"${metadata}`, `Refused: the access token is not accepted: ${check.reason}.`)
+    return undefined
+  }
+  const check = await auth.tokens.check(token)
   if (check.ok) return check.name
   const said = {
     unknown: 'the token is not known here (mistyped, or never created with dsh mcp token create)',
     expired: `the token "${check.name}" has expired; the operator creates a new one with dsh mcp token create`,
     revoked: `the token "${check.name}" was revoked`,
   }[check.reason]
-  unauthorised(res, `Bearer realm="${REALM}", error="invalid_token", error_description="${check.reason === 'unknown' ? 'unknown token' : `token ${check.reason}`}"`, `Refused: ${said}.`)
+  unauthorised(res, `Bearer realm="${REALM}", error="invalid_token", error_description="${check.reason === 'unknown' ? 'unknown token' : `token ${check.reason}`}"${metadata}`, `Refused: ${said}.`)
   return undefined
 }
 

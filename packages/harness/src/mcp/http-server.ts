@@ -5,9 +5,8 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import type { Session, SessionService } from '../session/index.js'
 import type { ToolsService } from '../tools/index.js'
 import { CallLimits, type CallLimitSettings } from './call-limits.js'
-import { authenticate, checkOrigin, hostWithPort, type OriginPolicy, originPolicy, readBody, REFUSED, sendJsonRpcError } from './http-guard.js'
+import { authenticate, type Authenticator, checkOrigin, hostWithPort, type OriginPolicy, originPolicy, readBody, REFUSED, sendJsonRpcError } from './http-guard.js'
 import { createToolServer } from './mcp-server.js'
-import type { TokenStore } from './token-store.js'
 
 export const MCP_PATH = '/mcp'
 
@@ -16,8 +15,8 @@ export interface HttpServeOptions {
   sessions: SessionService
   host: string
   port: number
-  /** The bearer-token store; null serves without authentication (loopback only, checked by the caller). */
-  tokens: TokenStore | null
+  /** Who may call; null serves without authentication (loopback only, checked by the caller). */
+  auth: Authenticator | null
   limits: CallLimitSettings & { maxBodyBytes: number }
   allowedHosts: string[]
   allowedOrigins: string[]
@@ -74,14 +73,19 @@ export class McpHttpServer {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const refusal = checkOrigin(req, this.policy)
     if (refusal) return sendJsonRpcError(res, refusal.status, refusal.message)
+    const oauth = this.options.auth?.oauth
+    if (oauth && req.method === 'GET' && (path === '/.well-known/oauth-protected-resource' || path === new URL(oauth.metadataUrl()).pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' })
+      return void res.end(JSON.stringify(oauth.metadata()))
+    }
     if (path !== MCP_PATH) return sendJsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`)
     if (req.method !== 'POST') {
       // Stateless: no stream to resume (GET) and no session to end (DELETE).
       return sendJsonRpcError(res, 405, `Method not allowed: this MCP server is stateless and answers POST only.`, { headers: { allow: 'POST' } })
     }
     let token = ''
-    if (this.options.tokens) {
-      const name = await authenticate(req, res, this.options.tokens)
+    if (this.options.auth) {
+      const name = await authenticate(req, res, this.options.auth)
       if (name === undefined) return
       token = name
     }
