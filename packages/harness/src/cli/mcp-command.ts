@@ -3,10 +3,7 @@ import { compose } from '../compose/boot.js'
 import { defaultHome } from '../home.js'
 import { DEFAULT_HTTP_CALLS_PER_MINUTE, DEFAULT_HTTP_MAX_CONCURRENT_CALLS } from '../mcp/call-limits.js'
 import { DEFAULT_MAX_BODY_BYTES, isLoopbackHost } from '../mcp/http-guard.js'
-import { McpHttpServer } from '../mcp/http-server.js'
-import { DEFAULT_MAX_CONCURRENT_CALLS, mcpServices, serveMcp } from '../mcp/mcp-server.js'
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../mcp/stdio-transport.js'
-import { OAuthVerifier, type OAuthSettings } from '../mcp/oauth-verifier.js'
+import type { OAuthSettings } from '../mcp/oauth-verifier.js'
 import { FileTokenStore } from '../mcp/token-store.js'
 import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
 import { runMcpToken } from './mcp-token-command.js'
@@ -18,7 +15,10 @@ export interface McpFlags {
   maxConcurrentCalls?: string
 }
 
+// The MCP SDK (and zod with it) is loaded by the commands that serve, not by every dsh command.
 export async function runMcp(options: GlobalOptions, io: Output, flags: McpFlags = {}): Promise<number> {
+  const { DEFAULT_MAX_CONCURRENT_CALLS, serveMcp } = await import('../mcp/mcp-server.js')
+  const { DEFAULT_MAX_MESSAGE_BYTES } = await import('../mcp/stdio-transport.js')
   const maxMessageBytes = whole(flags.maxMessageBytes, '--max-message-bytes', 1024, DEFAULT_MAX_MESSAGE_BYTES)
   const maxConcurrentCalls = whole(flags.maxConcurrentCalls, '--max-concurrent-calls', 1, DEFAULT_MAX_CONCURRENT_CALLS)
   const composition = await compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config })
@@ -107,6 +107,7 @@ export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
   const composition = await compose({ configDir: findConfigDir(values['config-dir']), preset: values.preset, overlays: values.config ?? [] })
   printWarnings(composition, io, 'dsh mcp')
   try {
+    const [{ mcpServices }, { McpHttpServer }, { OAuthVerifier }] = await Promise.all([import('../mcp/mcp-server.js'), import('../mcp/http-server.js'), import('../mcp/oauth-verifier.js')])
     const { tools, sessions } = mcpServices(composition)
     const tokens = noAuth ? null : FileTokenStore.inHome(defaultHome())
     const auth = tokens ? { tokens, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
