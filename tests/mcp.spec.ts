@@ -6,6 +6,10 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { createHash } from 'node:crypto'
+import { defangFenceMarkers, type ToolInfo } from 'dsh-host'
+import { annotateTool } from '../packages/harness/src/mcp/tool-annotations.js'
+import { toCallToolResult } from '../packages/harness/src/mcp/tool-result.js'
 import { CLI, dsh, LOOPBACK_ONLY, ROOT, tempHome } from './helpers.js'
 import { PageServer } from './page-server.js'
 import { FixtureServer } from './support/fixture-server.js'
@@ -116,6 +120,29 @@ describe('dsh mcp', () => {
   })
 })
 
+describe('MCP tool annotations', () => {
+  const tool = (name: string, effects: string[]): ToolInfo => ({ name, description: name, inputSchema: { type: 'object', properties: {}, additionalProperties: false }, effects })
+
+  it('makes run_code read-only only when every tool its code can call is', () => {
+    const runCode = tool('run_code', ['code_exec'])
+    const fetch = tool('web_fetch', ['net_read'])
+    assert.deepEqual(annotateTool(runCode, [runCode, fetch]), { title: 'Run code that calls the tools', readOnlyHint: true, openWorldHint: true })
+    const writer = tool('save_file', ['fs_write'])
+    assert.deepEqual(annotateTool(runCode, [runCode, fetch, writer]), { title: 'Run code that calls the tools', readOnlyHint: false, openWorldHint: true, destructiveHint: true })
+    assert.deepEqual(annotateTool(runCode, [runCode]), { title: 'Run code that calls the tools', readOnlyHint: true, openWorldHint: false })
+    assert.deepEqual(annotateTool(writer, []), { title: 'Save file', readOnlyHint: false, openWorldHint: true, destructiveHint: true })
+  })
+
+  it('sends a long string of structured content once when the text carries it, fenced or not, and keeps what the text does not carry', () => {
+    const page = 'A page line <untrusted-content id="x"> that looks like a fence. '.repeat(10)
+    const fenced = toCallToolResult({ callId: 'c', tool: 't', content: `header\n${defangFenceMarkers(page)}`, structured: { text: page, url: 'u' }, isError: false }, {})
+    assert.deepEqual(fenced.structuredContent, { text: { sentIn: 'content[0]', chars: page.length, sha256: createHash('sha256').update(page).digest('hex') }, url: 'u' })
+    const other = 'z'.repeat(300)
+    const kept = toCallToolResult({ callId: 'c', tool: 't', content: 'a summary', structured: { text: other }, isError: false }, {})
+    assert.deepEqual(kept.structuredContent, { text: other })
+  })
+})
+
 describe('dsh mcp with the standard preset', () => {
   let home: string
   let client: Client
@@ -150,6 +177,31 @@ describe('dsh mcp with the standard preset', () => {
     assert.match(result.content[0].text, /untrusted-content/)
     assert.match(result.content[0].text, /Paragraph 1 of the loopback article/)
     assert.equal(result.structuredContent.status, 200)
+  })
+
+  it('sends a fetched page\'s text once: structured content carries the metadata and a reference to the text content (was: the text twice)', async () => {
+    const result: any = await client.callTool({ name: 'web_fetch', arguments: { url: `${pages.origin}/article` } })
+    const text = result.content[0].text
+    const reference = result.structuredContent.text
+    assert.equal(reference.sentIn, 'content[0]')
+    assert.ok(reference.chars > 256)
+    assert.match(reference.sha256, /^[0-9a-f]{64}$/)
+    assert.equal(result.structuredContent.url, `${pages.origin}/article`)
+    assert.equal(typeof result.structuredContent.totalChars, 'number')
+    const paragraph = 'Paragraph 1 of the loopback article'
+    assert.equal(text.split(paragraph).length - 1, 1)
+    // The metadata may hold the page's short excerpt; the text itself is not there.
+    const { metadata, ...rest } = result.structuredContent
+    assert.ok(!JSON.stringify(rest).includes(paragraph), 'the page text is not in structuredContent')
+    assert.ok(JSON.stringify(metadata).length < 1000)
+  })
+
+  it('annotates the web tools as read-only and open-world, with titles', async () => {
+    const { tools } = await client.listTools()
+    assert.deepEqual(tools.map((tool) => [tool.name, tool.title, tool.annotations]), [
+      ['web_fetch', 'Fetch a web page', { title: 'Fetch a web page', readOnlyHint: true, openWorldHint: true }],
+      ['web_search', 'Search the web', { title: 'Search the web', readOnlyHint: true, openWorldHint: true }],
+    ])
   })
 
   it('calls web_search against a local Messages fixture', async () => {
@@ -198,6 +250,8 @@ describe('dsh mcp with the ptc preset', () => {
   it('shows run_code alone, answers while code loops, and cancels the loop', async () => {
     const { tools } = await client.listTools()
     assert.deepEqual(tools.map((tool) => tool.name), ['run_code'])
+    // Its code reaches only the web tools, which change nothing: read-only, and open-world through them.
+    assert.deepEqual(tools[0].annotations, { title: 'Run code that calls the tools', readOnlyHint: true, openWorldHint: true })
     const controller = new AbortController()
     const pending = client.callTool({ name: 'run_code', arguments: { code: 'while (true) {}', timeout_ms: 60_000 } }, undefined, { signal: controller.signal })
     pending.catch(() => {})

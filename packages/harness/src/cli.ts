@@ -3,7 +3,7 @@ import { format, parseArgs } from 'node:util'
 import { Logger } from 'cordis'
 import { type GlobalOptions, type Output, runCall, runCompose, runCredentials, runSession, runTools, UsageError } from './cli/commands.js'
 import { runFetch, runRunCode, runSearch } from './cli/shortcuts.js'
-import { runMcp } from './cli/mcp-command.js'
+import { isMcpHttpOrToken, runMcp, runMcpRoute } from './cli/mcp-command.js'
 import { runDocs } from './cli/docs-command.js'
 import { runDoctor } from './cli/doctor.js'
 import { escapeForTerminal } from './cli/terminal.js'
@@ -49,6 +49,7 @@ console.info = toStderr
 console.debug = toStderr
 
 async function main(argv: string[], io: Output): Promise<number> {
+  if (isMcpHttpOrToken(argv)) return runMcpRoute(argv, io)
   let parsed
   try {
     parsed = parseArgs({

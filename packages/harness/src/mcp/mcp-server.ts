@@ -1,52 +1,60 @@
+import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Composition } from '../compose/boot.js'
-import type { SessionService } from '../session/index.js'
+import type { Session, SessionService } from '../session/index.js'
 import type { ToolsService } from '../tools/index.js'
 import { DEFAULT_MAX_MESSAGE_BYTES, LineStdioTransport } from './stdio-transport.js'
+import { annotateTool } from './tool-annotations.js'
+import { toCallToolResult } from './tool-result.js'
 
 export const DEFAULT_MAX_CONCURRENT_CALLS = 8
 
-export interface McpServeOptions {
-  composition: Composition
-  /** Where logs go; stdout carries protocol messages only. */
+/** The name MCP clients see, and the harness's version from its package.json. */
+export const SERVER_NAME = 'dsh'
+export const SERVER_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
+
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** What a transport decides before a call runs: the session to record it in, or a refusal. */
+export type CallTicket =
+  | { session: Session; signal?: AbortSignal; meta?: Record<string, unknown>; done(): void }
+  | { refused: CallToolResult }
+
+export interface ToolServerOptions {
+  tools: ToolsService
   log(text: string): void
-  version: string
-  /** Longest message read from stdin, in bytes (default 4 MiB); a longer one is answered with an error and the connection carries on. */
-  maxMessageBytes?: number
-  /** Tool calls running at once on the connection (default 8); one more is answered with an error result. */
-  maxConcurrentCalls?: number
+  /** Called before each call of a listed tool; may throw an `McpError` to answer with a JSON-RPC error. */
+  admit(name: string, extra: CallExtra): Promise<CallTicket>
 }
 
 /**
- * Serves the composition's tool roster over MCP on stdio. Every call goes
- * through `ctx.tools.invoke` (validation, tools/pre-execute, session events);
- * one session per connection; a cancelled request aborts its call. Bad
- * input (an oversized or malformed message, one call too many) gets an error
- * answer and the connection carries on.
+ * One MCP server over the tool roster, for any transport: `tools/list` with
+ * annotations, `tools/call` through `ctx.tools.invoke` (validation,
+ * tools/pre-execute, session events). The transport decides, per call, the
+ * session and the limits (`admit`).
  */
-export async function serveMcp(options: McpServeOptions): Promise<void> {
-  const { composition, log } = options
-  const tools = composition.ctx.get('tools') as ToolsService | undefined
-  const sessions = composition.ctx.get('session') as SessionService | undefined
-  if (!tools || !sessions) throw new Error('dsh mcp needs the tools and session services; check the rows with dsh compose.')
-  const session = await sessions.create()
-  log(`dsh mcp: serving ${tools.roster().length} tool(s); session ${session.id} at ${session.dir}`)
-
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
-  const maxConcurrentCalls = options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS
-  let running = 0
-
-  const server = new Server({ name: 'dsh', version: options.version }, { capabilities: { tools: { listChanged: false } } })
+export function createToolServer(options: ToolServerOptions): Server {
+  const { tools, log } = options
+  const server = new Server({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: { listChanged: false } } })
   server.onerror = (error) => log(`dsh mcp: ${error.message}`)
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.roster().map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: 'object'; [key: string]: unknown },
-    })),
-  }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const callable = tools.list()
+    return {
+      tools: tools.roster().map((tool) => {
+        const annotations = annotateTool(tool, callable)
+        return {
+          name: tool.name,
+          title: annotations.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema as { type: 'object'; [key: string]: unknown },
+          annotations,
+        }
+      }),
+    }
+  })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
@@ -54,20 +62,66 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
     if (!visible) {
       return { content: [{ type: 'text' as const, text: `There is no tool named "${name}". Available tools: ${tools.roster().map((tool) => tool.name).join(', ')}.` }], isError: true }
     }
-    if (running >= maxConcurrentCalls) {
-      const message = `The call to ${name} is refused: ${running} tool calls are already running on this connection, the limit (dsh mcp --max-concurrent-calls ${maxConcurrentCalls}). Call again when one has finished.`
-      log(`dsh mcp: ${message}`)
-      return { content: [{ type: 'text' as const, text: `Error [TOO_MANY_CALLS]: ${message}` }], isError: true, _meta: { 'dsh/errorCode': 'TOO_MANY_CALLS', 'dsh/session': session.id } }
+    const ticket = await options.admit(name, extra)
+    if ('refused' in ticket) return ticket.refused
+    const { session } = ticket
+    try {
+      const outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: ticket.signal ?? extra.signal })
+      return toCallToolResult(outcome, { 'dsh/callId': outcome.callId, 'dsh/session': session.id, ...ticket.meta, ...(outcome.error ? { 'dsh/errorCode': outcome.error.code } : {}) })
+    } finally {
+      ticket.done()
     }
-    running++
-    const outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: extra.signal }).finally(() => running--)
-    const structured = outcome.structured
-    return {
-      content: [{ type: 'text' as const, text: outcome.content }],
-      ...(structured !== null && typeof structured === 'object' && !Array.isArray(structured) ? { structuredContent: structured as Record<string, unknown> } : {}),
-      isError: outcome.isError,
-      _meta: { 'dsh/callId': outcome.callId, 'dsh/session': session.id, ...(outcome.error ? { 'dsh/errorCode': outcome.error.code } : {}) },
-    }
+  })
+  return server
+}
+
+export interface McpServeOptions {
+  composition: Composition
+  /** Where logs go; stdout carries protocol messages only. */
+  log(text: string): void
+  /** Longest message read from stdin, in bytes (default 4 MiB); a longer one is answered with an error and the connection carries on. */
+  maxMessageBytes?: number
+  /** Tool calls running at once on the connection (default 8); one more is answered with an error result. */
+  maxConcurrentCalls?: number
+}
+
+/** The tools and session services of a composition, or a message saying which rows to check. */
+export function mcpServices(composition: Composition): { tools: ToolsService; sessions: SessionService } {
+  const tools = composition.ctx.get('tools') as ToolsService | undefined
+  const sessions = composition.ctx.get('session') as SessionService | undefined
+  if (!tools || !sessions) throw new Error('dsh mcp needs the tools and session services; check the rows with dsh compose.')
+  return { tools, sessions }
+}
+
+/**
+ * Serves the composition's tool roster over MCP on stdio: one session per
+ * connection; a cancelled request aborts its call. Bad input (an oversized
+ * or malformed message, one call too many) gets an error answer and the
+ * connection carries on.
+ */
+export async function serveMcp(options: McpServeOptions): Promise<void> {
+  const { composition, log } = options
+  const { tools, sessions } = mcpServices(composition)
+  const session = await sessions.create()
+  await session.append('mcp/session-start', { transport: 'stdio', token: null, pid: process.pid }, { visibility: 'log' })
+  log(`dsh mcp: serving ${tools.roster().length} tool(s); session ${session.id} at ${session.dir}`)
+
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
+  const maxConcurrentCalls = options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS
+  let running = 0
+
+  const server = createToolServer({
+    tools,
+    log,
+    admit: async (name) => {
+      if (running >= maxConcurrentCalls) {
+        const message = `The call to ${name} is refused: ${running} tool calls are already running on this connection, the limit (dsh mcp --max-concurrent-calls ${maxConcurrentCalls}). Call again when one has finished.`
+        log(`dsh mcp: ${message}`)
+        return { refused: { content: [{ type: 'text' as const, text: `Error [TOO_MANY_CALLS]: ${message}` }], isError: true, _meta: { 'dsh/errorCode': 'TOO_MANY_CALLS', 'dsh/session': session.id } } }
+      }
+      running++
+      return { session, done: () => void running-- }
+    },
   })
 
   const transport = new LineStdioTransport({ maxMessageBytes, limitName: `dsh mcp --max-message-bytes ${maxMessageBytes}` })

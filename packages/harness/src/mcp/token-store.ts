@@ -1,0 +1,234 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { lstat, readdir, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { assertPrivateHome, CodedError, openPrivateFile, syncFolder } from 'dsh-host'
+import { withFileLock } from '../file-lock.js'
+
+/**
+ * Bearer tokens for `dsh mcp --http`. A token is shown once, when it is
+ * created; the store keeps only its SHA-256. `TokenStore` is the seam: the
+ * file store under `$DSH_HOME` is the default, and a store shared by many
+ * machines (Redis) can implement the same four methods.
+ */
+
+export type TokenErrorCode = 'MCP_TOKEN_EXISTS' | 'MCP_TOKEN_NOT_FOUND' | 'MCP_TOKEN_STORE_DAMAGED' | 'INVALID_ARGUMENT'
+
+export class TokenError extends CodedError<TokenErrorCode> {
+  constructor(code: TokenErrorCode, message: string) {
+    super(code, message)
+    this.name = 'TokenError'
+  }
+}
+
+/** What the store keeps of a token: never the token itself. */
+export interface TokenRecord {
+  name: string
+  /** SHA-256 (hex) of the token text. */
+  sha256: string
+  created: string
+  /** ISO time after which the token is refused; null: never. */
+  expires: string | null
+  /** ISO time it was revoked; null: in force. */
+  revoked: string | null
+}
+
+/** The outcome of checking a presented token. */
+export type TokenCheck =
+  | { ok: true; name: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; name?: string }
+
+export interface TokenStore {
+  /** Creates a token; the returned text is the only copy there will ever be. */
+  create(name: string, options?: { expiresAt?: Date }): Promise<{ token: string; record: TokenRecord }>
+  list(): Promise<TokenRecord[]>
+  /** Marks the token revoked; it is refused from the next request on. */
+  revoke(name: string): Promise<TokenRecord>
+  /** Checks a presented token against the store as it is now. */
+  check(token: string, now?: Date): Promise<TokenCheck>
+}
+
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+const TOKEN_PREFIX = 'dsh_'
+
+export function assertTokenName(name: string): void {
+  if (typeof name !== 'string' || !TOKEN_NAME.test(name)) {
+    throw new TokenError('INVALID_ARGUMENT', `"${name}" is not a token name: use up to 64 letters, digits, dots, dashes and underscores, starting with a letter or digit (like ci-agents).`)
+  }
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex')
+}
+
+/** `30d`, `12h`, `90m`: a lifetime in milliseconds. */
+export function parseLifetime(text: string): number {
+  const match = /^(\d{1,6})([mhdw])$/.exec(text.trim())
+  if (!match || Number(match[1]) < 1) {
+    throw new TokenError('INVALID_ARGUMENT', `--expires takes a whole number of minutes, hours, days or weeks, like 90m, 12h, 30d or 8w, not "${text}".`)
+  }
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[match[2] as 'm' | 'h' | 'd' | 'w']
+  return Number(match[1]) * unit
+}
+
+interface StoreFile {
+  version: 1
+  tokens: TokenRecord[]
+}
+
+/**
+ * `$DSH_HOME/mcp-tokens.json` (0600, in the 0700 home): the token hashes.
+ * Changes are read-modify-write under the file's cross-process lock and
+ * replace the file atomically (temp file, fsync, rename), so each change
+ * gives the file a new inode; `check` stats the file on every call and
+ * reads it again when it changed, so a revocation made by any process on
+ * the machine holds from the next request on.
+ */
+export class FileTokenStore implements TokenStore {
+  private cached: { stamp: string; byHash: Map<string, TokenRecord> } | undefined
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(readonly path: string, readonly options: { lockTimeoutMs?: number } = {}) {}
+
+  static inHome(home: string): FileTokenStore {
+    return new FileTokenStore(join(home, 'mcp-tokens.json'))
+  }
+
+  async create(name: string, options: { expiresAt?: Date } = {}): Promise<{ token: string; record: TokenRecord }> {
+    assertTokenName(name)
+    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+    const record: TokenRecord = {
+      name,
+      sha256: hashToken(token),
+      created: new Date().toISOString(),
+      expires: options.expiresAt ? options.expiresAt.toISOString() : null,
+      revoked: null,
+    }
+    await this.update((file) => {
+      const existing = file.tokens.find((entry) => entry.name === name)
+      if (existing && !existing.revoked) throw new TokenError('MCP_TOKEN_EXISTS', `A token named "${name}" exists already; revoke it first (dsh mcp token revoke ${name}) or choose another name.`)
+      file.tokens = file.tokens.filter((entry) => entry.name !== name)
+      file.tokens.push(record)
+    })
+    return { token, record }
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    return (await this.read()).tokens.map((record) => ({ ...record }))
+  }
+
+  async revoke(name: string): Promise<TokenRecord> {
+    assertTokenName(name)
+    let revoked: TokenRecord | undefined
+    await this.update((file) => {
+      const found = file.tokens.find((entry) => entry.name === name)
+      if (!found) throw new TokenError('MCP_TOKEN_NOT_FOUND', `There is no token named "${name}" in ${this.path}; dsh mcp token list shows the names.`)
+      found.revoked ??= new Date().toISOString()
+      revoked = { ...found }
+    })
+    return revoked!
+  }
+
+  async check(token: string, now = new Date()): Promise<TokenCheck> {
+    const record = (await this.current()).get(hashToken(token))
+    if (!record) return { ok: false, reason: 'unknown' }
+    if (record.revoked) return { ok: false, reason: 'revoked', name: record.name }
+    if (record.expires && Date.parse(record.expires) <= now.getTime()) return { ok: false, reason: 'expired', name: record.name }
+    return { ok: true, name: record.name }
+  }
+
+  /** The tokens by hash, read again whenever the file's inode, size or times changed. */
+  private async current(): Promise<Map<string, TokenRecord>> {
+    let stamp = 'missing'
+    try {
+      const info = await lstat(this.path)
+      stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`
+    } catch (error: any) {
+      if (error?.code !== 'ENOENT') throw error
+    }
+    if (this.cached?.stamp !== stamp) {
+      const file = await this.read()
+      this.cached = { stamp, byHash: new Map(file.tokens.map((record) => [record.sha256, record])) }
+    }
+    return this.cached.byHash
+  }
+
+  private async read(): Promise<StoreFile> {
+    if (!(await assertPrivateHome(dirname(this.path)))) return { version: 1, tokens: [] }
+    let text: string
+    try {
+      const handle = await openPrivateFile(this.path, constants.O_RDONLY, 'The MCP token store', { trustAnchor: true })
+      try {
+        text = await handle.readFile('utf8')
+      } finally {
+        await handle.close()
+      }
+    } catch (error: any) {
+      if (error?.code === 'ENOENT') return { version: 1, tokens: [] }
+      throw error
+    }
+    let parsed: any
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      throw new TokenError('MCP_TOKEN_STORE_DAMAGED', `The MCP token store ${this.path} is not valid JSON; fix it, or remove it and create the tokens again.`)
+    }
+    if (!parsed || parsed.version !== 1 || !Array.isArray(parsed.tokens) || !parsed.tokens.every(isRecord)) {
+      throw new TokenError('MCP_TOKEN_STORE_DAMAGED', `The MCP token store ${this.path} does not have the expected shape ({ "version": 1, "tokens": [{ name, sha256, created, expires, revoked }] }); fix it, or remove it and create the tokens again.`)
+    }
+    return parsed as StoreFile
+  }
+
+  /** One read-modify-write at a time: in this process (the queue) and across processes (the lock). */
+  private update(change: (file: StoreFile) => void): Promise<void> {
+    const next = this.queue.then(async () => {
+      await assertPrivateHome(dirname(this.path), { create: true })
+      await withFileLock(this.path, async () => {
+        await this.removeLeftovers()
+        const file = await this.read()
+        change(file)
+        await this.write(file)
+      }, { timeoutMs: this.options.lockTimeoutMs, what: `The MCP token store ${this.path}` })
+    })
+    this.queue = next.catch(() => {})
+    return next
+  }
+
+  private async write(file: StoreFile): Promise<void> {
+    const temp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+    try {
+      const handle = await openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'An MCP token store temp file')
+      try {
+        await handle.writeFile(JSON.stringify(file, null, 2) + '\n', 'utf8')
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(temp, this.path)
+    } catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+    await syncFolder(dirname(this.path))
+  }
+
+  /** Temp files of writers killed before their rename: removed under the lock. */
+  private async removeLeftovers(): Promise<void> {
+    const prefix = `${basename(this.path)}.`
+    const folder = dirname(this.path)
+    for (const name of await readdir(folder)) {
+      const match = name.startsWith(prefix) && /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length))
+      if (!match || Number(match[1]) === process.pid) continue
+      try {
+        process.kill(Number(match[1]), 0)
+      } catch (error: any) {
+        if (error?.code === 'ESRCH') await rm(join(folder, name), { force: true })
+      }
+    }
+  }
+}
+
+function isRecord(value: any): value is TokenRecord {
+  return !!value && typeof value.name === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256)
+    && typeof value.created === 'string' && (value.expires === null || typeof value.expires === 'string') && (value.revoked === null || typeof value.revoked === 'string')
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict'
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { FileTokenStore, hashToken, parseLifetime } from '../packages/harness/src/mcp/token-store.js'
+import { dsh, onlyJson, tempHome } from './helpers.js'
+
+describe('dsh mcp token', () => {
+  let home: string
+  before(async () => {
+    home = await tempHome()
+  })
+  after(async () => {
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('create prints the token once on stdout and keeps only its SHA-256, in a 0600 file under $DSH_HOME', async () => {
+    const created = await dsh(['mcp', 'token', 'create', 'ci-agents', '--expires', '30d'], { home })
+    assert.equal(created.code, 0, created.stderr)
+    const token = created.stdout.trim()
+    assert.match(token, /^dsh_[A-Za-z0-9_-]{43}$/, 'dsh_ and 32 random bytes, base64url')
+    assert.match(created.stderr, /created the MCP token "ci-agents", valid until \d{4}-/)
+    const file = join(home, 'mcp-tokens.json')
+    assert.equal((await stat(file)).mode & 0o777, 0o600)
+    const text = await readFile(file, 'utf8')
+    assert.ok(!text.includes(token), 'the token itself is never stored')
+    const stored = JSON.parse(text)
+    assert.equal(stored.tokens[0].sha256, hashToken(token))
+    const expires = Date.parse(stored.tokens[0].expires) - Date.parse(stored.tokens[0].created)
+    assert.ok(Math.abs(expires - 30 * 86_400_000) < 60_000)
+    assert.ok(!(await readdir(home)).some((name) => name.endsWith('.lock') || name.endsWith('.tmp')), 'no lock or temp file left behind')
+  })
+
+  it('list shows name, created, expires and revoked, never the token nor its hash', async () => {
+    const listed = onlyJson(await dsh(['mcp', 'token', 'list', '--json'], { home }))
+    assert.deepEqual(Object.keys(listed.tokens[0]).sort(), ['created', 'expired', 'expires', 'name', 'revoked'])
+    assert.equal(listed.tokens[0].name, 'ci-agents')
+    assert.equal(listed.tokens[0].revoked, null)
+    const human = await dsh(['mcp', 'token', 'list'], { home })
+    assert.match(human.stdout, /^ci-agents {2}created \S+ {2}expires \S+ {2}active$/m)
+  })
+
+  it('refuses a second token of the same name, and a name that is not one', async () => {
+    const again = await dsh(['mcp', 'token', 'create', 'ci-agents'], { home })
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, /A token named "ci-agents" exists already; revoke it first \(dsh mcp token revoke ci-agents\)/)
+    assert.equal(again.stdout, '')
+    const bad = await dsh(['mcp', 'token', 'create', 'has space'], { home })
+    assert.match(bad.stderr, /"has space" is not a token name/)
+    const lifetime = await dsh(['mcp', 'token', 'create', 'x', '--expires', '30 days'], { home })
+    assert.equal(lifetime.code, 2)
+    assert.match(lifetime.stderr, /--expires takes a whole number of minutes, hours, days or weeks, like 90m, 12h, 30d or 8w, not "30 days"/)
+  })
+
+  it('revoke marks the token revoked; revoking a name that does not exist says so', async () => {
+    const revoked = await dsh(['mcp', 'token', 'revoke', 'ci-agents'], { home })
+    assert.equal(revoked.code, 0, revoked.stderr)
+    assert.match(revoked.stdout, /Revoked the MCP token "ci-agents"/)
+    const listed = onlyJson(await dsh(['mcp', 'token', 'list', '--json'], { home }))
+    assert.match(listed.tokens[0].revoked, /^\d{4}-/)
+    const missing = await dsh(['mcp', 'token', 'revoke', 'nobody'], { home })
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /There is no token named "nobody"/)
+  })
+})
+
+describe('FileTokenStore', () => {
+  let home: string
+  before(async () => {
+    home = await tempHome()
+  })
+  after(async () => {
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('checks a token against the file as it is now: a revocation or a new token made by another store (another process) is seen at the next check', async () => {
+    const server = FileTokenStore.inHome(home)
+    const operator = FileTokenStore.inHome(home)
+    const { token } = await operator.create('agent')
+    assert.deepEqual(await server.check(token), { ok: true, name: 'agent' })
+    assert.deepEqual(await server.check(token + 'x'), { ok: false, reason: 'unknown' })
+    await operator.revoke('agent')
+    assert.deepEqual(await server.check(token), { ok: false, reason: 'revoked', name: 'agent' })
+    // The name is free again once revoked; the old token stays refused.
+    const second = await operator.create('agent')
+    assert.deepEqual(await server.check(second.token), { ok: true, name: 'agent' })
+    assert.deepEqual(await server.check(token), { ok: false, reason: 'unknown' })
+  })
+
+  it('refuses an expired token', async () => {
+    const store = FileTokenStore.inHome(home)
+    const { token } = await store.create('short', { expiresAt: new Date(Date.now() + 60_000) })
+    assert.deepEqual(await store.check(token), { ok: true, name: 'short' })
+    assert.deepEqual(await store.check(token, new Date(Date.now() + 120_000)), { ok: false, reason: 'expired', name: 'short' })
+  })
+
+  it('keeps every token when many are created at once', async () => {
+    const store = FileTokenStore.inHome(home)
+    const others = Array.from({ length: 4 }, () => FileTokenStore.inHome(home))
+    const made = await Promise.all(others.map((other, index) => other.create(`parallel-${index}`)))
+    for (const { token, record } of made) assert.deepEqual(await store.check(token), { ok: true, name: record.name })
+  })
+
+  it('says what is wrong with a damaged store, and refuses one others can write', async () => {
+    const damaged = await tempHome()
+    try {
+      await writeFile(join(damaged, 'mcp-tokens.json'), '{"version":1,"tokens":[{"name":"x"}]}', { mode: 0o600 })
+      await assert.rejects(FileTokenStore.inHome(damaged).check('dsh_x'), /does not have the expected shape/)
+      await writeFile(join(damaged, 'mcp-tokens.json'), '{"version":1,"tokens":[]}', { mode: 0o622 })
+      const { chmod } = await import('node:fs/promises')
+      await chmod(join(damaged, 'mcp-tokens.json'), 0o622)
+      await assert.rejects(FileTokenStore.inHome(damaged).list(), (error: any) => error.code === 'UNSAFE_PATH')
+    } finally {
+      await rm(damaged, { recursive: true, force: true })
+    }
+  })
+
+  it('reads lifetimes in minutes, hours, days and weeks', () => {
+    assert.equal(parseLifetime('90m'), 90 * 60_000)
+    assert.equal(parseLifetime('12h'), 12 * 3_600_000)
+    assert.equal(parseLifetime('30d'), 30 * 86_400_000)
+    assert.equal(parseLifetime('2w'), 14 * 86_400_000)
+    assert.throws(() => parseLifetime('0d'), /--expires takes/)
+  })
+})
