@@ -91,7 +91,7 @@ export class ExtractPool {
   convert(input: ConvertInput, signal: AbortSignal): Promise<ConvertOutput> {
     const { bytes } = input
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
-    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
+    return this.run({ id: this.nextId++, type: 'convert', input: { ...input, shownUrl: redactUrl(input.url) } }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
   }
 
   private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ConvertOutput> {
@@ -165,6 +165,7 @@ export class ExtractPool {
     slot.current = undefined
     slot.worker.unref()
     if (reply.ok) this.settle(pending, undefined, reply.output)
+    else if (reply.code) this.settle(pending, new WebError(reply.code, reply.message, { details: { url: redactUrl(pending.job.input.url), ...reply.details } }))
     else {
       this.settle(
         pending,

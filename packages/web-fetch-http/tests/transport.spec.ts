@@ -257,18 +257,18 @@ describe('hostile and ordinary servers on loopback', () => {
     assert.equal(document.text, 'No such page here.')
   })
 
-  it('refuses PDF by its type and binary labelled HTML by sniffing', async () => {
+  it('reads a PDF (this one damaged) and refuses binary labelled HTML by sniffing', async () => {
     const pdf = await refusal(get('/pdf'))
-    assert.equal(pdf.code, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-    assert.match(pdf.message, /application\/pdf/)
+    assert.equal(pdf.code, 'WEB_DOCUMENT_UNREADABLE')
+    assert.match(pdf.message, /PDF .* is damaged/)
     const binary = await refusal(get('/binary-as-html'))
     assert.equal(binary.code, 'WEB_NO_TEXT_CONTENT')
     assert.match(binary.message, /PNG/)
   })
 
-  it('returns JSON as text and sniffs an untyped HTML page', async () => {
+  it('returns JSON pretty-printed and sniffs an untyped HTML page', async () => {
     const json = await get('/json')
-    assert.equal(json.text, '{"a":[1,2,3]}')
+    assert.equal(json.text, '{\n  "a": [\n    1,\n    2,\n    3\n  ]\n}')
     assert.equal(json.contentType, 'application/json')
     assert.equal((await get('/untyped')).text, 'plain page')
   })
