@@ -12,6 +12,9 @@ export type ExtractReply =
   | { id: number; ok: true; output: ConvertOutput; heapUsed: number }
   | { id: number; ok: false; message: string; code?: WebErrorCode; details?: WebErrorDetails; heapUsed: number }
 
+/** Sent once, when the worker's modules are loaded. */
+export type ExtractReady = { ready: true }
+
 parentPort?.on('message', async (job: ExtractJob) => {
   let reply: ExtractReply
   try {
@@ -23,3 +26,5 @@ parentPort?.on('message', async (job: ExtractJob) => {
   }
   parentPort!.postMessage(reply)
 })
+
+parentPort?.postMessage({ ready: true } satisfies ExtractReady)

@@ -88,9 +88,9 @@ describe('hostile and ordinary servers on loopback', () => {
           response.writeHead(404, { 'content-type': 'text/html' })
           response.end('<html><body><p>No such page here.</p></body></html>')
           return
-        case '/pdf':
-          response.writeHead(200, { 'content-type': 'application/pdf' })
-          response.end('%PDF-1.4 ...')
+        case '/image':
+          response.writeHead(200, { 'content-type': 'image/png', 'content-length': '12' })
+          response.end('not a PNG...')
           return
         case '/binary-as-html':
           response.writeHead(200, { 'content-type': 'text/html' })
@@ -257,10 +257,10 @@ describe('hostile and ordinary servers on loopback', () => {
     assert.equal(document.text, 'No such page here.')
   })
 
-  it('reads a PDF (this one damaged) and refuses binary labelled HTML by sniffing', async () => {
-    const pdf = await refusal(get('/pdf'))
-    assert.equal(pdf.code, 'WEB_DOCUMENT_UNREADABLE')
-    assert.match(pdf.message, /PDF .* is damaged/)
+  it('refuses an image by its type (PDF and feeds: documents.spec.ts) and binary labelled HTML by sniffing', async () => {
+    const image = await refusal(get('/image'))
+    assert.equal(image.code, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    assert.match(image.message, /image\/png, 12 bytes/)
     const binary = await refusal(get('/binary-as-html'))
     assert.equal(binary.code, 'WEB_NO_TEXT_CONTENT')
     assert.match(binary.message, /PNG/)
