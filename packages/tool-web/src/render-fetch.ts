@@ -1,4 +1,4 @@
-import { type FetchedDocument } from 'dsh-web'
+import { type DocumentMetadata, type FetchedDocument } from 'dsh-web'
 import { cleanUntrustedLine, fenceUntrusted } from 'dsh-host'
 import { LINE_MAX, TITLE_MAX, URL_MAX } from './line-limits.js'
 
@@ -9,7 +9,8 @@ export function isSuccessStatus(document: FetchedDocument): boolean {
 
 /**
  * The model-facing text of a `web_fetch` call: a header line (title, final
- * URL, status, which characters of how many, the offset to continue from),
+ * URL, status, what a document that is not HTML was read as, which
+ * characters of how many, the offset to continue from),
  * notes, the page inside the untrusted fence, and a footer naming the
  * provider's artifact when there is one. Every page- or provider-controlled
  * string outside the fence (title, URLs, content type, notes) is cleaned.
@@ -33,10 +34,34 @@ export function renderFetch(document: FetchedDocument): string {
   return lines.join('\n')
 }
 
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
+/** What a response that is not an HTML page was read as ("PDF, 3 pages", "RSS feed, 12 items"); undefined for HTML. */
+export function sourceLabel(metadata: DocumentMetadata | undefined): string | undefined {
+  const count = (value: number | undefined, noun: string) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? `, ${plural(value, noun)}` : '')
+  switch (metadata?.sourceFormat) {
+    case 'pdf':
+      return `PDF${count(metadata.pageCount, 'page')}`
+    case 'rss':
+      return `RSS feed${count(metadata.itemCount, 'item')}`
+    case 'atom':
+      return `Atom feed${count(metadata.itemCount, 'item')}`
+    case 'json':
+      return 'JSON'
+    case 'xml':
+      return 'XML'
+    case 'text':
+      return 'plain text'
+    default:
+      return undefined
+  }
+}
+
 function headerLine(document: FetchedDocument): string {
   const title = document.metadata?.title ? cleanUntrustedLine(document.metadata.title, { maxLength: TITLE_MAX }) : ''
   const contentType = document.contentType ? cleanUntrustedLine(document.contentType, { maxLength: TITLE_MAX }) : ''
-  const what = [`HTTP ${document.status}`, contentType, document.format].filter(Boolean).join(', ')
+  const readAs = sourceLabel(document.metadata)
+  const what = [`HTTP ${document.status}`, contentType, document.format].filter(Boolean).join(', ') + (readAs ? `; read as ${readAs}` : '')
   const start = document.offset
   const end = document.offset + document.text.length
   const range = document.totalChars === 0 ? 'The document has no text.' : `Characters ${start}–${end} of ${document.totalChars}`

@@ -4,7 +4,8 @@
  * Labels are resolved with the WHATWG encoding set (TextDecoder does this).
  */
 
-export type ContentKind = 'html' | 'text'
+/** How a body is read: HTML is extracted, PDF read page by page, JSON pretty-printed, XML read as a feed when it is one, text passed through. */
+export type ContentKind = 'html' | 'text' | 'json' | 'xml' | 'pdf'
 
 export interface DecodedText {
   text: string

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
-import type { ExtractJob, ExtractReply } from './extract-worker.js'
+import type { ExtractJob, ExtractReady, ExtractReply } from './extract-worker.js'
 
 export interface ExtractPoolOptions {
   /** Worker threads (default: cores − 1, between 1 and 4). */
@@ -33,6 +33,8 @@ interface Slot {
   current?: Pending
   timer?: NodeJS.Timeout
   retired: boolean
+  /** Its modules are loaded: a page's deadline counts conversion, not the worker's start (the fetch's own deadline covers that). */
+  ready: boolean
 }
 
 /**
@@ -91,7 +93,7 @@ export class ExtractPool {
   convert(input: ConvertInput, signal: AbortSignal): Promise<ConvertOutput> {
     const { bytes } = input
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
-    return this.run({ id: this.nextId++, type: 'convert', input }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
+    return this.run({ id: this.nextId++, type: 'convert', input: { ...input, shownUrl: redactUrl(input.url) } }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
   }
 
   private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ConvertOutput> {
@@ -126,9 +128,13 @@ export class ExtractPool {
   private spawn(): Slot {
     const options: WorkerOptions = this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {}
     const worker = this.workerSource.pathname.endsWith('.ts') ? startFromSource(this.workerSource, options) : new Worker(this.workerSource, options)
-    const slot: Slot = { worker, jobs: 0, retired: false }
+    const slot: Slot = { worker, jobs: 0, retired: false, ready: false }
     worker.unref()
-    worker.on('message', (reply: ExtractReply) => this.onReply(slot, reply))
+    worker.on('message', (reply: ExtractReply | ExtractReady) => {
+      if (!('ready' in reply)) return this.onReply(slot, reply)
+      slot.ready = true
+      if (slot.current) this.startDeadline(slot, slot.current)
+    })
     worker.on('error', (error) => this.onCrash(slot, error))
     worker.on('exit', (code) => this.onCrash(slot, new Error(`the extraction worker exited with code ${code}`)))
     this.slots.push(slot)
@@ -146,16 +152,20 @@ export class ExtractPool {
       slot.current = pending
       slot.jobs++
       slot.worker.ref()
-      slot.timer = setTimeout(() => {
-        const error = new WebError(
-          'WEB_TIMEOUT',
-          `Extracting the text of ${redactUrl(pending.job.input.url)} took longer than ${this.parseTimeoutMs} ms; the page is too large or too complex. Try format "html" with a smaller maxChars, or another page.`,
-          { details: { url: redactUrl(pending.job.input.url), limit: this.parseTimeoutMs } },
-        )
-        void this.end(slot!, error)
-      }, this.parseTimeoutMs)
+      if (slot.ready) this.startDeadline(slot, pending)
       slot.worker.postMessage(pending.job, pending.transfer)
     }
+  }
+
+  private startDeadline(slot: Slot, pending: Pending) {
+    slot.timer = setTimeout(() => {
+      const error = new WebError(
+        'WEB_TIMEOUT',
+        `Extracting the text of ${redactUrl(pending.job.input.url)} took longer than ${this.parseTimeoutMs} ms; the page is too large or too complex. Try format "html" with a smaller maxChars, or another page.`,
+        { details: { url: redactUrl(pending.job.input.url), limit: this.parseTimeoutMs } },
+      )
+      void this.end(slot, error)
+    }, this.parseTimeoutMs)
   }
 
   private onReply(slot: Slot, reply: ExtractReply) {
@@ -165,6 +175,7 @@ export class ExtractPool {
     slot.current = undefined
     slot.worker.unref()
     if (reply.ok) this.settle(pending, undefined, reply.output)
+    else if (reply.code) this.settle(pending, new WebError(reply.code, reply.message, { details: { url: redactUrl(pending.job.input.url), ...reply.details } }))
     else {
       this.settle(
         pending,

@@ -1,21 +1,30 @@
 import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
-import { type ConvertInput, type ConvertOutput, convertBody } from './convert-body.js'
+import type { WebErrorCode, WebErrorDetails } from 'dsh-web'
+import { type ConvertInput, type ConvertOutput, convertDocument } from './convert-body.js'
+import { DocumentError } from './document-error.js'
 
 /** Messages between the pool and an extraction worker. */
 export type ExtractJob = { id: number; type: 'convert'; input: ConvertInput }
 
+/** A failure carries its WebError code and details when it has them (an encrypted PDF), so the pool rethrows it as it was. */
 export type ExtractReply =
   | { id: number; ok: true; output: ConvertOutput; heapUsed: number }
-  | { id: number; ok: false; message: string; heapUsed: number }
+  | { id: number; ok: false; message: string; code?: WebErrorCode; details?: WebErrorDetails; heapUsed: number }
 
-parentPort?.on('message', (job: ExtractJob) => {
+/** Sent once, when the worker's modules are loaded. */
+export type ExtractReady = { ready: true }
+
+parentPort?.on('message', async (job: ExtractJob) => {
   let reply: ExtractReply
   try {
-    const output = convertBody(job.input)
+    const output = await convertDocument(job.input)
     reply = { id: job.id, ok: true, output, heapUsed: getHeapStatistics().used_heap_size }
   } catch (error) {
-    reply = { id: job.id, ok: false, message: (error as Error)?.message ?? String(error), heapUsed: getHeapStatistics().used_heap_size }
+    const coded = error instanceof DocumentError ? { code: error.code, details: error.details } : {}
+    reply = { id: job.id, ok: false, message: (error as Error)?.message ?? String(error), ...coded, heapUsed: getHeapStatistics().used_heap_size }
   }
   parentPort!.postMessage(reply)
 })
+
+parentPort?.postMessage({ ready: true } satisfies ExtractReady)

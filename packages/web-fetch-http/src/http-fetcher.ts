@@ -6,7 +6,7 @@ import { WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
 import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
-import { classifyContentType, essence, sniffBinary } from './content-type.js'
+import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { DocumentCache } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
 import { readBody } from './read-body.js'
@@ -206,7 +206,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     const contentTypeHeader = header(response.headers, 'content-type')
     let body
     try {
-      const kind = classifyContentType(contentTypeHeader, finalUrl)
+      const kind = classifyContentType(contentTypeHeader, finalUrl, header(response.headers, 'content-length'))
       try {
         body = await readBody(response.body, {
           contentEncoding: header(response.headers, 'content-encoding'),
@@ -217,17 +217,11 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       } catch (error) {
         throw transportError(error, response.url, signal)
       }
-      const binary = body.bytes.length ? sniffBinary(body.bytes) : undefined
-      if (binary) {
-        throw new WebError(
-          'WEB_NO_TEXT_CONTENT',
-          `The response from ${redactUrl(finalUrl)} is labelled ${essence(contentTypeHeader) ?? 'with no type'} but its bytes are ${binary}, not text.`,
-          { details: { url: redactUrl(finalUrl), contentType: essence(contentTypeHeader) } },
-        )
-      }
+      // A PDF under no type or application/octet-stream is read; other binary is refused here (content-type.ts).
+      const bodyKind = classifyBody(kind, body.bytes, contentTypeHeader, finalUrl)
       // Hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
       const output = await pool.convert(
-        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind, url: finalUrl, format, extract, maxElemsToParse },
+        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind: bodyKind, url: finalUrl, format, extract, maxElemsToParse },
         signal,
       )
       const { text, metadata, links, extractor } = output

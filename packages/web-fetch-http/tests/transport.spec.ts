@@ -88,9 +88,9 @@ describe('hostile and ordinary servers on loopback', () => {
           response.writeHead(404, { 'content-type': 'text/html' })
           response.end('<html><body><p>No such page here.</p></body></html>')
           return
-        case '/pdf':
-          response.writeHead(200, { 'content-type': 'application/pdf' })
-          response.end('%PDF-1.4 ...')
+        case '/image':
+          response.writeHead(200, { 'content-type': 'image/png', 'content-length': '12' })
+          response.end('not a PNG...')
           return
         case '/binary-as-html':
           response.writeHead(200, { 'content-type': 'text/html' })
@@ -257,18 +257,18 @@ describe('hostile and ordinary servers on loopback', () => {
     assert.equal(document.text, 'No such page here.')
   })
 
-  it('refuses PDF by its type and binary labelled HTML by sniffing', async () => {
-    const pdf = await refusal(get('/pdf'))
-    assert.equal(pdf.code, 'WEB_UNSUPPORTED_CONTENT_TYPE')
-    assert.match(pdf.message, /application\/pdf/)
+  it('refuses an image by its type (PDF and feeds: documents.spec.ts) and binary labelled HTML by sniffing', async () => {
+    const image = await refusal(get('/image'))
+    assert.equal(image.code, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    assert.match(image.message, /image\/png, 12 bytes/)
     const binary = await refusal(get('/binary-as-html'))
     assert.equal(binary.code, 'WEB_NO_TEXT_CONTENT')
     assert.match(binary.message, /PNG/)
   })
 
-  it('returns JSON as text and sniffs an untyped HTML page', async () => {
+  it('returns JSON pretty-printed and sniffs an untyped HTML page', async () => {
     const json = await get('/json')
-    assert.equal(json.text, '{"a":[1,2,3]}')
+    assert.equal(json.text, '{\n  "a": [\n    1,\n    2,\n    3\n  ]\n}')
     assert.equal(json.contentType, 'application/json')
     assert.equal((await get('/untyped')).text, 'plain page')
   })

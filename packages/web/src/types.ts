@@ -200,7 +200,16 @@ export interface DocumentMetadata {
   publishedTime?: string
   canonicalUrl?: string
   excerpt?: string
+  /** What the response was read as, when it was not an HTML page (the tool's header says it). */
+  sourceFormat?: SourceFormat
+  /** Pages of a PDF. */
+  pageCount?: number
+  /** Items (entries) of an RSS or Atom feed. */
+  itemCount?: number
 }
+
+/** The kinds of document a fetch provider reads besides HTML. */
+export type SourceFormat = 'pdf' | 'rss' | 'atom' | 'json' | 'xml' | 'text'
 
 export interface DocumentLink {
   url: string

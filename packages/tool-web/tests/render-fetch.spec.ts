@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { DocumentMetadata, FetchedDocument } from 'dsh-web'
+import { renderFetch } from '../src/render-fetch.js'
+
+function fetched(metadata: DocumentMetadata, contentType: string, text = '--- page 1 ---\nHello'): FetchedDocument {
+  return {
+    providerId: 'test',
+    url: 'https://docs.example/file',
+    status: 200,
+    contentType,
+    format: 'markdown',
+    text,
+    offset: 0,
+    totalChars: text.length,
+    truncated: false,
+    metadata,
+    links: [],
+    provenance: { requestedUrl: 'https://docs.example/file', finalUrl: 'https://docs.example/file', redirects: [], status: 200, bytesRead: 10, durationMs: 1, extractor: 'x', cacheHit: false, fetchedAt: '2025-01-01T00:00:00.000Z' },
+    warnings: [],
+  }
+}
+
+describe('the web_fetch header says what a document that is not HTML was read as', () => {
+  for (const [metadata, contentType, expected] of [
+    [{ sourceFormat: 'pdf', pageCount: 3, title: 'Report' }, 'application/pdf', '"Report" — https://docs.example/file (HTTP 200, application/pdf, markdown; read as PDF, 3 pages).'],
+    [{ sourceFormat: 'pdf', pageCount: 1 }, 'application/pdf', 'https://docs.example/file (HTTP 200, application/pdf, markdown; read as PDF, 1 page).'],
+    [{ sourceFormat: 'rss', itemCount: 12 }, 'application/rss+xml', 'https://docs.example/file (HTTP 200, application/rss+xml, markdown; read as RSS feed, 12 items).'],
+    [{ sourceFormat: 'atom', itemCount: 0 }, 'application/atom+xml', 'https://docs.example/file (HTTP 200, application/atom+xml, markdown; read as Atom feed, 0 items).'],
+    [{ sourceFormat: 'json' }, 'application/json', 'https://docs.example/file (HTTP 200, application/json, markdown; read as JSON).'],
+    [{ sourceFormat: 'text' }, 'text/plain', 'https://docs.example/file (HTTP 200, text/plain, markdown; read as plain text).'],
+    [{}, 'text/html', 'https://docs.example/file (HTTP 200, text/html, markdown).'],
+  ] as [DocumentMetadata, string, string][]) {
+    it(`${metadata.sourceFormat ?? 'html'}: ${expected}`, () => {
+      const header = renderFetch(fetched(metadata, contentType)).split('\n')[0]!
+      assert.ok(header.startsWith(`${expected} Characters 0–`), header)
+    })
+  }
+
+  it('keeps the page markers inside the untrusted fence', () => {
+    const content = renderFetch(fetched({ sourceFormat: 'pdf', pageCount: 1 }, 'application/pdf'))
+    assert.match(content, /<untrusted-content [^>]*>\n[\s\S]*--- page 1 ---\nHello[\s\S]*<\/untrusted-content/)
+  })
+})

@@ -1,0 +1,164 @@
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import type { DocumentMetadata, FetchFormat } from 'dsh-web'
+import { DocumentError, atUrl } from './document-error.js'
+import type { ExtractOutput } from './extract-html.js'
+
+/** The library and version named in provenance (`extractor`). */
+export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
+
+/** The marker line before each page's text, in every format. */
+export function pageMarker(pageNumber: number): string {
+  return `--- page ${pageNumber} ---`
+}
+
+interface TextItem {
+  str: string
+  hasEOL?: boolean
+  transform?: number[]
+}
+
+interface PdfJs {
+  getDocument(source: Record<string, unknown>): { promise: Promise<PdfDocument>; destroy(): Promise<void> }
+  PDFDateString: { toDateObject(input: string): Date | null }
+}
+
+interface PdfDocument {
+  numPages: number
+  getMetadata(): Promise<{ info?: Record<string, unknown> }>
+  getPage(pageNumber: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }>; cleanup(): void }>
+}
+
+let library: Promise<PdfJs> | undefined
+
+/** pdf.js is loaded on the first PDF only: HTML-only workers never pay for it. */
+function loadPdfJs(): Promise<PdfJs> {
+  library ??= import('pdfjs-dist/legacy/build/pdf.mjs') as unknown as Promise<PdfJs>
+  return library
+}
+
+/** The package's CMaps (for CJK text) and standard font metrics, read from disk, never fetched. */
+function dataFolders(): { cMapUrl: string; standardFontDataUrl: string } {
+  const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'))
+  return { cMapUrl: `${join(root, 'cmaps')}/`, standardFontDataUrl: `${join(root, 'standard_fonts')}/` }
+}
+
+/**
+ * One page's text items to lines: an item that ends a line (`hasEOL`) or a
+ * change of baseline starts a new line; trailing spaces go.
+ */
+function pageText(items: unknown[]): string {
+  let text = ''
+  let baseline: number | undefined
+  for (const raw of items) {
+    const item = raw as TextItem
+    if (typeof item.str !== 'string') continue
+    const y = item.transform?.[5]
+    if (baseline !== undefined && y !== undefined && Math.abs(y - baseline) > 1 && text && !text.endsWith('\n') && item.str.trim()) text += '\n'
+    text += item.str
+    if (item.hasEOL) text += '\n'
+    if (y !== undefined && item.str) baseline = y
+  }
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\s+$/, ''))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
+}
+
+function infoString(info: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = info?.[key]
+  return typeof value === 'string' && value.trim() ? value.replace(/\s+/g, ' ').trim() : undefined
+}
+
+function infoDate(pdfjs: PdfJs, info: Record<string, unknown> | undefined): string | undefined {
+  const value = infoString(info, 'CreationDate')
+  if (!value) return undefined
+  const date = pdfjs.PDFDateString.toDateObject(value)
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : undefined
+}
+
+function unreadable(shownUrl: string | undefined, error: unknown): DocumentError {
+  const name = (error as { name?: string })?.name
+  if (name === 'PasswordException') {
+    return new DocumentError('WEB_DOCUMENT_UNREADABLE', `The PDF${atUrl(shownUrl)} is encrypted with a password; its text cannot be read without it. Look for another copy of the document.`, {
+      contentType: 'application/pdf',
+      reason: 'encrypted',
+    })
+  }
+  return new DocumentError('WEB_DOCUMENT_UNREADABLE', `The PDF${atUrl(shownUrl)} is damaged and cannot be read (${(error as Error)?.message ?? String(error)}). Look for another copy of the document.`, {
+    contentType: 'application/pdf',
+    reason: 'damaged',
+  })
+}
+
+/**
+ * A PDF's text layer, page by page, each page after its marker line. pdf.js
+ * runs here in the extraction worker, under the pool's deadline and heap
+ * limit; eval (used by its font compiler) is off. A PDF with pages but no text
+ * on any is WEB_NO_TEXT_CONTENT (it is most likely scanned: no OCR is run); an
+ * encrypted or damaged one is WEB_DOCUMENT_UNREADABLE (both as DocumentError).
+ */
+export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; format: FetchFormat }): Promise<ExtractOutput> {
+  const pdfjs = await loadPdfJs()
+  const task = pdfjs.getDocument({
+    // pdf.js may take the buffer over; give it a copy so the caller's bytes stay whole.
+    data: new Uint8Array(input.bytes),
+    ...dataFolders(),
+    cMapPacked: true,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    enableXfa: false,
+    isOffscreenCanvasSupported: false,
+    verbosity: 0,
+  })
+  try {
+    let document: PdfDocument
+    try {
+      document = await task.promise
+    } catch (error) {
+      throw unreadable(input.shownUrl, error)
+    }
+    const pageCount = document.numPages
+    const info = (await document.getMetadata().catch(() => ({ info: undefined }))).info
+    const parts: string[] = []
+    const empty: number[] = []
+    const warnings: string[] = []
+    for (let pageNumber = 1; pageNumber <= pageCount; pageNumber++) {
+      let text = ''
+      try {
+        const page = await document.getPage(pageNumber)
+        text = pageText((await page.getTextContent()).items)
+        page.cleanup()
+      } catch (error) {
+        warnings.push(`Page ${pageNumber} could not be read (${(error as Error)?.message ?? error}); it is shown empty.`)
+      }
+      if (!text) empty.push(pageNumber)
+      parts.push(text ? `${pageMarker(pageNumber)}\n${text}` : pageMarker(pageNumber))
+    }
+    const plural = pageCount === 1 ? 'page' : 'pages'
+    if (empty.length === pageCount) {
+      throw new DocumentError(
+        'WEB_NO_TEXT_CONTENT',
+        `The PDF${atUrl(input.shownUrl)} has ${pageCount} ${plural} and no text layer on any of them (it is most likely scanned images); web_fetch does not read text out of images.`,
+        { contentType: 'application/pdf', pageCount },
+      )
+    }
+    if (empty.length) warnings.push(`${empty.length} of ${pageCount} pages have no text layer (scanned or drawn): ${empty.join(', ')}; their markers stand alone.`)
+    if (input.format === 'html') warnings.push('A PDF has no HTML; its text is returned, page by page.')
+    const metadata: DocumentMetadata = { sourceFormat: 'pdf', pageCount }
+    const title = infoString(info, 'Title')
+    const author = infoString(info, 'Author')
+    const created = infoDate(pdfjs, info)
+    const lang = infoString(info, 'Language')
+    if (title) metadata.title = title
+    if (author) metadata.byline = author
+    if (created) metadata.publishedTime = created
+    if (lang) metadata.lang = lang
+    return { text: parts.join('\n\n'), metadata, links: [], extractor: PDF_EXTRACTOR, warnings }
+  } finally {
+    await task.destroy().catch(() => undefined)
+  }
+}

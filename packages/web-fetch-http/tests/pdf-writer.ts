@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * A minimal PDF writer for test fixtures: pages of text in the standard
+ * Helvetica font (a text layer), pages of drawn shapes only (no text layer, as
+ * a scan is), document information (title, author), and the standard
+ * security handler's 40-bit RC4 encryption with a user password (PDF 1.7,
+ * 7.6.3, revision 2). Every fixture is made by the tests; none is downloaded.
+ */
+
+export interface PdfPage {
+  /** Lines of text, drawn top-down; absent: no text layer. */
+  lines?: string[]
+  /** Filled rectangles [x, y, width, height], drawn as vector art. */
+  rectangles?: [number, number, number, number][]
+}
+
+export interface PdfOptions {
+  title?: string
+  author?: string
+  /** Encrypts the document: it cannot be opened without this password. */
+  userPassword?: string
+}
+
+/** PDF 7.6.3.3, Algorithm 2: the 32 bytes every password is padded with. */
+const PADDING = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a', 'hex')
+
+function padPassword(password: string): Buffer {
+  return Buffer.concat([Buffer.from(password, 'latin1'), PADDING]).subarray(0, 32)
+}
+
+function md5(...parts: Buffer[]): Buffer {
+  const hash = createHash('md5')
+  for (const part of parts) hash.update(part)
+  return hash.digest()
+}
+
+/** RC4 by hand: OpenSSL 3 keeps it in its legacy provider, which Node may not load. */
+function rc4(key: Buffer, data: Buffer): Buffer {
+  const state = Array.from({ length: 256 }, (_, index) => index)
+  for (let i = 0, j = 0; i < 256; i++) {
+    j = (j + state[i]! + key[i % key.length]!) & 255
+    ;[state[i], state[j]] = [state[j]!, state[i]!]
+  }
+  const out = Buffer.alloc(data.length)
+  for (let n = 0, i = 0, j = 0; n < data.length; n++) {
+    i = (i + 1) & 255
+    j = (j + state[i]!) & 255
+    ;[state[i], state[j]] = [state[j]!, state[i]!]
+    out[n] = data[n]! ^ state[(state[i]! + state[j]!) & 255]!
+  }
+  return out
+}
+
+interface Encryption {
+  key: Buffer
+  dictionary: string
+  id: Buffer
+}
+
+/** Revision 2 of the standard security handler: O (Algorithm 3), the file key (Algorithm 2), U (Algorithm 4). */
+function encryption(userPassword: string): Encryption {
+  const id = md5(Buffer.from(`dsh-web test fixture ${userPassword}`))
+  const permissions = -4 // every permission bit set (bits 1 and 2 are reserved and 0)
+  const owner = rc4(md5(padPassword(`${userPassword}-owner`)).subarray(0, 5), padPassword(userPassword))
+  const p = Buffer.alloc(4)
+  p.writeInt32LE(permissions)
+  const key = md5(padPassword(userPassword), owner, p, id).subarray(0, 5)
+  const user = rc4(key, PADDING)
+  const dictionary = `<< /Filter /Standard /V 1 /R 2 /Length 40 /P ${permissions} /O <${owner.toString('hex')}> /U <${user.toString('hex')}> >>`
+  return { key, dictionary, id }
+}
+
+/** Algorithm 1: the key of one object's strings and streams. */
+function objectKey(fileKey: Buffer, objectNumber: number): Buffer {
+  const suffix = Buffer.from([objectNumber & 255, (objectNumber >> 8) & 255, (objectNumber >> 16) & 255, 0, 0])
+  return md5(fileKey, suffix).subarray(0, Math.min(fileKey.length + 5, 16))
+}
+
+function pdfString(text: string): string {
+  return `(${text.replace(/[\\()]/g, (character) => `\\${character}`)})`
+}
+
+function contentStream(page: PdfPage): string {
+  const operators: string[] = []
+  for (const [x, y, width, height] of page.rectangles ?? []) operators.push(`0.2 0.4 0.8 rg ${x} ${y} ${width} ${height} re f`)
+  if (page.lines?.length) {
+    operators.push('BT /F1 12 Tf 14 TL 72 720 Td')
+    for (const line of page.lines) operators.push(`${pdfString(line)} Tj T*`)
+    operators.push('ET')
+  }
+  return operators.join('\n')
+}
+
+/** The bytes of a PDF with the given pages. */
+export function writePdf(pages: PdfPage[], options: PdfOptions = {}): Buffer {
+  const objects: (string | { dictionary: string; stream: Buffer })[] = []
+  const add = (object: (typeof objects)[number]) => objects.push(object) // object number = index + 1
+  const crypt = options.userPassword === undefined ? undefined : encryption(options.userPassword)
+  add('<< /Type /Catalog /Pages 2 0 R >>')
+  add('') // the page tree, written once the pages' numbers are known
+  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>')
+  const kids: number[] = []
+  for (const page of pages) {
+    const raw = Buffer.from(contentStream(page), 'latin1')
+    const streamNumber = objects.length + 1
+    const stream = crypt ? rc4(objectKey(crypt.key, streamNumber), raw) : raw
+    add({ dictionary: `<< /Length ${stream.length} >>`, stream })
+    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${streamNumber} 0 R >>`)
+    kids.push(objects.length)
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.map((kid) => `${kid} 0 R`).join(' ')}] /Count ${kids.length} >>`
+  let info: number | undefined
+  if (!crypt && (options.title || options.author)) {
+    const entries = [options.title ? `/Title ${pdfString(options.title)}` : '', options.author ? `/Author ${pdfString(options.author)}` : '']
+    add(`<< ${entries.filter(Boolean).join(' ')} >>`)
+    info = objects.length
+  }
+  let encrypt: number | undefined
+  if (crypt) {
+    add(crypt.dictionary)
+    encrypt = objects.length
+  }
+
+  const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1')]
+  let length = chunks[0]!.length
+  const offsets: number[] = []
+  const push = (chunk: Buffer) => {
+    chunks.push(chunk)
+    length += chunk.length
+  }
+  objects.forEach((object, index) => {
+    offsets.push(length)
+    if (typeof object === 'string') push(Buffer.from(`${index + 1} 0 obj\n${object}\nendobj\n`, 'latin1'))
+    else {
+      push(Buffer.from(`${index + 1} 0 obj\n${object.dictionary}\nstream\n`, 'latin1'))
+      push(object.stream)
+      push(Buffer.from('\nendstream\nendobj\n', 'latin1'))
+    }
+  })
+  const xref = length
+  const table = offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')
+  const trailer = [
+    `/Size ${objects.length + 1}`,
+    '/Root 1 0 R',
+    info ? `/Info ${info} 0 R` : '',
+    encrypt ? `/Encrypt ${encrypt} 0 R` : '',
+    crypt ? `/ID [<${crypt.id.toString('hex')}> <${crypt.id.toString('hex')}>]` : '',
+  ].filter(Boolean)
+  push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${table}trailer\n<< ${trailer.join(' ')} >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1'))
+  return Buffer.concat(chunks)
+}
