@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { type Tinyproxy, startTinyproxy, tinyproxyMissing } from '../packages/web-fetch-http/tests/tinyproxy.js'
+import { startTinyproxy, startTlsFront, stunnelMissing, type TlsFront, type Tinyproxy, tinyproxyMissing } from '../packages/web-fetch-http/tests/tinyproxy.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
 
 const TLS = new URL('../packages/web-fetch-http/tests/fixtures/tls-localhost/', import.meta.url)
@@ -107,5 +107,70 @@ describe('dsh fetch through a proxy', { skip: tinyproxyMissing }, () => {
     const direct = onlyJson(await dsh(['search', 'node', 'lts', '--json'], { home, env: { ...env(), DEEPSEEK_SEARCH_BASE_URL: `https://localhost:${port}/anthropic` } }))
     assert.equal(direct.isError, false, direct.content)
     assert.equal(open.requests().length, before + 1)
+  })
+})
+
+// An HTTPS proxy: the client speaks TLS to the proxy itself (stunnel in front
+// of tinyproxy, certificate for localhost from the throwaway CA), then CONNECT
+// inside that TLS, then TLS to the target inside the tunnel.
+describe('dsh fetch and dsh search through an https:// proxy', { skip: tinyproxyMissing || stunnelMissing }, () => {
+  let home: string
+  let proxy: Tinyproxy
+  let front: TlsFront
+  let server: Server
+  let port: number
+  const env = () => ({ NODE_EXTRA_CA_CERTS: new URL('ca.pem', TLS).pathname, NO_PROXY: undefined, no_proxy: undefined, https_proxy: undefined, HTTPS_PROXY: front.origin })
+
+  before(async () => {
+    home = await tempHome()
+    proxy = await startTinyproxy()
+    front = await startTlsFront(proxy.port, { cert: new URL('localhost.pem', TLS).pathname, key: new URL('localhost.key', TLS).pathname })
+    server = createServer({ key: readFileSync(new URL('localhost.key', TLS)), cert: readFileSync(new URL('localhost.pem', TLS)) }, (request, response) => {
+      if (request.url === '/anthropic/v1/messages') {
+        response.writeHead(SEARCH_REPLY.status, { 'content-type': 'application/json' }).end(JSON.stringify(SEARCH_REPLY.body))
+        return
+      }
+      response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>TLS proxy</title></head><body><main><h1>Through TLS</h1><p>Reached ${request.url} through the TLS proxy.</p></main></body></html>`)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+  })
+  after(async () => {
+    server?.closeAllConnections()
+    await new Promise((resolve) => server?.close(resolve))
+    await front?.stop()
+    await proxy?.stop()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('fetches an https page: TLS to the proxy, CONNECT inside it, the target certificate checked inside the tunnel', async () => {
+    const result = await dsh(['fetch', `https://localhost:${port}/tls-page`, '--private-host', 'localhost', '--format', 'text', '--json', '--session', 'tls-proxy'], { home, env: env() })
+    const outcome = onlyJson(result)
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.match(outcome.content, /Reached \/tls-page through the TLS proxy/)
+    assert.deepEqual(proxy.requests(), [`CONNECT localhost:${port} HTTP/1.1`])
+    const log = await readFile(join(home, 'sessions', 'tls-proxy', 'events.jsonl'), 'utf8')
+    const audit = log.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'web/http-document-fetch')
+    assert.equal(audit.data.provenance.route, 'proxy')
+    assert.equal(audit.data.provenance.proxy, front.origin)
+  })
+
+  it('searches through it: the provider API is reached only by the TLS proxy', async () => {
+    assert.equal((await dsh(['credentials', 'set', 'DEEPSEEK_API_KEY'], { home, input: `${SEARCH_KEY}\n` })).code, 0)
+    const before = proxy.requests().length
+    const outcome = onlyJson(await dsh(['search', 'node', 'lts', '--json'], { home, env: { ...env(), DEEPSEEK_SEARCH_BASE_URL: `https://localhost:${port}/anthropic` } }))
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.deepEqual(proxy.requests().slice(before), [`CONNECT localhost:${port} HTTP/1.1`])
+  })
+
+  it('an https proxy whose certificate is not trusted is WEB_PROXY_FAILED, and nothing reaches the target', async () => {
+    const before = proxy.requests().length
+    const result = await dsh(['fetch', `https://localhost:${port}/untrusted`, '--private-host', 'localhost', '--json'], { home, env: { ...env(), NODE_EXTRA_CA_CERTS: undefined } })
+    assert.equal(result.code, 1)
+    const shown = JSON.parse(result.stdout)
+    assert.equal(shown.isError, true)
+    assert.match(JSON.stringify(shown), /WEB_PROXY_FAILED/)
+    assert.match(shown.content, /presented a TLS certificate that was not accepted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*NODE_EXTRA_CA_CERTS/)
+    assert.equal(proxy.requests().length, before)
   })
 })

@@ -80,6 +80,12 @@ export function proxyFailure(error: unknown, dispatcher: ProxyDispatcher, url: U
   if (tunnel.error !== undefined || (tunnel.status === undefined && isConnectError(error))) {
     const cause = tunnel.error ?? error
     const code = (cause as { code?: string })?.code
+    if (code && TLS_REFUSED.test(code)) {
+      return new WebError('WEB_PROXY_FAILED', `The proxy ${proxy.origin} presented a TLS certificate that was not accepted (${code}) when fetching ${redactUrl(url)}: an https:// proxy needs a certificate for its host name from a CA this process trusts (NODE_EXTRA_CA_CERTS=FILE adds one at start), or write the proxy as http:// if it takes plain connections; nothing was sent through it.`, {
+        cause,
+        details,
+      })
+    }
     return new WebError('WEB_PROXY_FAILED', `The proxy ${proxy.origin} could not be reached${code ? ` (${code})` : ''} to fetch ${redactUrl(url)}; ${change}.`, {
       cause,
       details,
@@ -105,6 +111,9 @@ export function proxyRefusal(status: number, url: URL, proxy: { origin: string; 
 function changeAdvice(proxy: { setting: string }): string {
   return `check that it runs, or change ${proxy.setting === 'proxy.url' ? 'proxy.url in the web-fetch-http row' : `the environment variable ${proxy.setting}`} (proxy.noProxy or NO_PROXY sends a host direct)`
 }
+
+/** Node's and OpenSSL's codes for a peer certificate refused in the TLS handshake (here: an https:// proxy's own). */
+const TLS_REFUSED = /^(CERT_|UNABLE_TO_(GET|VERIFY)_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_TLS_CERT_ALTNAME_INVALID$)/
 
 /** Errors of opening a socket, before any tunnel: the only socket the proxy route opens itself is to the proxy. */
 function isConnectError(error: unknown): boolean {

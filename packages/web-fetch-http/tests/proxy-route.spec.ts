@@ -133,4 +133,14 @@ describe('chooseRoute takes the route undici\'s EnvHttpProxyAgent takes', () => 
       return true
     })
   })
+
+  it('refuses a SOCKS proxy URL as a setting error naming the setting, rather than sending anything elsewhere', () => {
+    for (const url of ['socks5://127.0.0.1:1080', 'socks5h://user:secret@127.0.0.1:1080', 'socks://127.0.0.1:1080']) {
+      assert.throws(() => chooseRoute(new URL('https://a.test/'), readProxySettings({}, { url })), (error: Error) => {
+        assert.match(error.message, /proxy\.url is not an http or https proxy URL; write it as http:\/\/HOST:PORT/)
+        assert.doesNotMatch(error.message, /secret/)
+        return true
+      })
+    }
+  })
 })

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const tinyproxyMissing = spawnSync('tinyproxy', ['-v']).error ? 'tinyproxy is not installed (apt-get install -y tinyproxy; .ci/run does it)' : false
+export const stunnelMissing = spawnSync('stunnel', ['-version']).error ? 'stunnel is not installed (apt-get install -y stunnel4; .ci/run does it)' : false
 
 export interface Tinyproxy {
   port: number
@@ -70,6 +71,56 @@ export async function startTinyproxy(options: { basicAuth?: [string, string]; co
       origin: `http://127.0.0.1:${port}`,
       log: () => readLog(logFile),
       requests: () => [...readLog(logFile).matchAll(/Request \(file descriptor \d+\): (.*)$/gm)].map((match) => match[1]!),
+      async stop() {
+        if (!exited) {
+          const ended = new Promise((resolve) => child.once('exit', resolve))
+          child.kill('SIGTERM')
+          await ended
+        }
+        rmSync(folder, { recursive: true, force: true })
+      },
+    }
+  }
+}
+
+export interface TlsFront {
+  port: number
+  /** `https://localhost:PORT`: the name the certificate is for. */
+  origin: string
+  stop(): Promise<void>
+}
+
+/**
+ * A real stunnel on 127.0.0.1 that takes TLS (the given certificate, for
+ * `localhost`) and passes the plain stream on to `targetPort`: in front of
+ * tinyproxy it makes an HTTPS proxy, one the client speaks TLS to.
+ */
+export async function startTlsFront(targetPort: number, tls: { cert: string; key: string }): Promise<TlsFront> {
+  const folder = mkdtempSync(join(tmpdir(), 'dsh-stunnel-'))
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort()
+    const config = [
+      'foreground = yes',
+      'pid =',
+      'debug = 3',
+      '[front]',
+      `accept = 127.0.0.1:${port}`,
+      `connect = 127.0.0.1:${targetPort}`,
+      `cert = ${tls.cert}`,
+      `key = ${tls.key}`,
+    ].join('\n')
+    writeFileSync(join(folder, 'stunnel.conf'), `${config}\n`)
+    const child: ChildProcess = spawn('stunnel', [join(folder, 'stunnel.conf')], { stdio: 'ignore' })
+    let exited = false
+    child.once('exit', () => (exited = true))
+    while (!exited && !(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 20))
+    if (exited) {
+      if (attempt < 3) continue
+      throw new Error('stunnel did not start')
+    }
+    return {
+      port,
+      origin: `https://localhost:${port}`,
       async stop() {
         if (!exited) {
           const ended = new Promise((resolve) => child.once('exit', resolve))
