@@ -34,7 +34,7 @@ describe('shipped compositions', () => {
   it('the shipped files set only values that differ from the plugin defaults, each with a comment saying why', async () => {
     const { readdir, readFile } = await import('node:fs/promises')
     const { parseLayer } = await import('dsh-harness')
-    const files = ['config/base.cordis.yml', ...(await readdir(join(ROOT, 'config/presets'))).map((file) => `config/presets/${file}`)]
+    const files = ['packages/harness/config/base.cordis.yml', ...(await readdir(join(ROOT, 'packages/harness/config/presets'))).map((file) => `packages/harness/config/presets/${file}`)]
     const names = new Map<string, string>()
     let checked = 0
     for (const file of files) {
