@@ -114,7 +114,7 @@ describe('docs kept true', () => {
   it('docs/composition.md lists exactly the base rows, in order', async () => {
     const { readFile } = await import('node:fs/promises')
     const text = await readFile(new URL('../docs/composition.md', import.meta.url), 'utf8')
-    const table = text.split('`config/base.cordis.yml` mounts')[1].split('\n\n')[1]
+    const table = text.split('`packages/harness/config/base.cordis.yml` mounts')[1].split('\n\n')[1]
     const documented = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1])
     const dump = onlyJson(await dsh(['compose', '--json'], { home }))
     assert.deepEqual(documented, dump.rows.map((row: any) => row.id))

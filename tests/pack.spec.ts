@@ -5,7 +5,9 @@
 //   QuickJS, nor TypeScript, nor dsh-harness.
 // - `npm install -g dsh-cli` gives a `dsh` that runs from any folder with the
 //   base and presets shipped inside dsh-harness: `dsh tools`, an MCP
-//   `tools/list` over stdio, a config folder of one's own, doctor's Node check.
+//   `tools/list` over stdio, a config folder of one's own, a plugin installed
+//   globally beside it, doctor's Node check.
+// - The README's `npm install -g ./packages/cli` links the clone's dsh.
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -44,13 +46,21 @@ function npmEnv(work: string, registry: string): NodeJS.ProcessEnv {
   }
 }
 
-/** The tarballs of every workspace package, by name. npx takes pnpm from its cache (the install command put it there). */
+/**
+ * The tarballs of every workspace package, and of the test plugins (a plugin
+ * of one's own), by name. npx takes pnpm from its cache (the install command
+ * put it there).
+ */
 async function packAll(destination: string): Promise<Map<string, string>> {
-  await run('npx', ['--offline', '-y', 'pnpm@12.4.2', '--filter', './packages/*', 'pack', '--pack-destination', destination], { cwd: root, env: { ...process.env, npm_config_offline: 'true' } })
+  await run('npx', ['--offline', '-y', 'pnpm@12.4.2', '--filter', './packages/*', '--filter', './tests/plugins', 'pack', '--pack-destination', destination], {
+    cwd: root,
+    env: { ...process.env, npm_config_offline: 'true' },
+  })
   const tarballs = new Map<string, string>()
-  for (const folder of await readdir(join(root, 'packages'))) {
-    if (!existsSync(join(root, 'packages', folder, 'package.json'))) continue
-    const { name, version } = JSON.parse(await readFile(join(root, 'packages', folder, 'package.json'), 'utf8'))
+  const folders = (await readdir(join(root, 'packages'))).map((folder) => join(root, 'packages', folder))
+  for (const folder of [...folders, join(root, 'tests', 'plugins')]) {
+    if (!existsSync(join(folder, 'package.json'))) continue
+    const { name, version } = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'))
     const file = join(destination, `${name}-${version}.tgz`)
     assert.ok(existsSync(file), `pnpm pack wrote ${name}'s tarball`)
     tarballs.set(name, file)
@@ -177,8 +187,9 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
   it('installs every package from the loopback registry, asking it for nothing but optional platform builds it lacks', async (t) => {
     t.diagnostic(`npm install -g dsh-cli: ${installSeconds.toFixed(1)} s, ${registry.downloaded.size} tarballs`)
     for (const [name, file] of tarballs) {
-      const { version } = JSON.parse(await readFile(join(root, 'packages', name === 'dsh-cli' ? 'cli' : name.replace(/^dsh-/, ''), 'package.json'), 'utf8'))
-      assert.ok(file.endsWith(`${name}-${version}.tgz`) && registry.downloaded.has(`${name}@${version}`), `npm downloaded ${name}@${version}, the packed tarball`)
+      if (name === 'dsh-test-plugins') continue
+      const version = /-(\d+\.\d+\.\d+)\.tgz$/.exec(file)![1]
+      assert.ok(registry.downloaded.has(`${name}@${version}`), `npm downloaded ${name}@${version}, the packed tarball`)
     }
     const optional = registry.optionalNames()
     for (const name of registry.missing) assert.ok(optional.has(name), `npm asked for ${name}, which no package lists as optional`)
@@ -224,10 +235,39 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     assert.deepEqual(shipped.tools.map((tool: any) => tool.name), ['web_search'])
   })
 
+  it('mounts a plugin installed with npm install -g beside the global dsh, as the message for a missing package says', async () => {
+    const overlay = join(work, 'echo.cordis.yml')
+    await writeFile(overlay, '- id: echo\n  name: dsh-test-plugins/echo-tool\n')
+    const before = await dsh(['tools', '--json', '--config', overlay])
+    assert.equal(before.code, 1)
+    assert.match(before.stderr, /the package "dsh-test-plugins\/echo-tool" is not installed .*npm install -g beside a global dsh/)
+    await run('npm', ['install', '--global', '--prefix', prefix, 'dsh-test-plugins'], { cwd: empty, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
+    const called = json(await dsh(['call', 'echo', '{"text":"from a global plugin"}', '--json', '--config', overlay]))
+    assert.equal(called.content, 'echo: from a global plugin', JSON.stringify(called))
+  })
+
   it("checks this Node against the installed dsh-harness's engines.node in dsh doctor", async () => {
     const result = await dsh(['doctor', '--json'])
     const node = JSON.parse(result.stdout).checks.find((check: any) => check.id === 'node')
     const range = JSON.parse(await readFile(join(harness, 'package.json'), 'utf8')).engines.node
     assert.deepEqual(node, { id: 'node', status: 'ok', message: `Node ${process.versions.node} satisfies engines.node ${range}` })
+  })
+})
+
+describe("the README's npm install -g ./packages/cli", () => {
+  it('links the clone\'s dsh-cli without a registry, and the linked dsh runs from an empty folder', async () => {
+    const prefix = join(work, 'linked-prefix')
+    const empty = join(work, 'linked-empty')
+    const home = join(work, 'linked-home')
+    await mkdir(empty)
+    await mkdir(home, { mode: 0o700 })
+    await run('npm', ['install', '--global', '--offline', '--prefix', prefix, join(root, 'packages', 'cli')], { cwd: empty, env: npmEnv(work, 'http://127.0.0.1:9/') })
+    const bin = join(prefix, 'bin', 'dsh')
+    assert.equal(await realpath(bin), join(root, 'packages', 'cli', 'dist', 'dsh.js'))
+    const { stdout } = await run(bin, ['tools', '--json'], {
+      cwd: empty,
+      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, DSH_CONFIG_DIR: '', PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) },
+    })
+    assert.deepEqual(JSON.parse(stdout).tools.map((tool: any) => tool.name), ['web_search'])
   })
 })
