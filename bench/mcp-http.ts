@@ -106,7 +106,7 @@ async function overHttp(servers: string[], token: string) {
 const rows: { path: string; latencies: number[]; seconds: number }[] = []
 const children: ChildProcessWithoutNullStreams[] = []
 try {
-  const composition = await compose({ configDir: join(ROOT, 'config'), preset: 'standard', overlays: [overlay], home })
+  const composition = await compose({ preset: 'standard', overlays: [overlay], home })
   try {
     const tools = composition.ctx.get('tools') as ToolsService
     const session = await (composition.ctx.get('session') as SessionService).create()

@@ -1,6 +1,7 @@
 // The package graph reads in one direction (contract at the bottom, the seam
 // and the provider kit above it, providers and tools above those, the host
-// beside them), and no file takes part in an import circle.
+// beside them, and dsh-cli on top: the command with what its base mounts), and
+// no file takes part in an import circle.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -22,7 +23,12 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-search-brave': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
   'dsh-harness': ['dsh-host'],
+  // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
+  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave'],
 }
+
+/** The packages above every plugin, which may depend on the host: the host itself and the command that bundles it. */
+const HOST_SIDE = new Set(['dsh-harness', 'dsh-cli'])
 
 interface WorkspacePackage {
   name: string
@@ -124,12 +130,12 @@ describe('architecture', () => {
     assert.deepEqual([...names].sort(), Object.keys(LAYERS).sort())
   })
 
-  it('declares run-time dependencies only on packages below it, and none on the host (dsh-harness)', () => {
+  it('declares run-time dependencies only on packages below it, and no plugin any on the host (dsh-harness or dsh-cli)', () => {
     for (const pkg of packages) {
       const internal = pkg.dependencies.filter((dep) => names.has(dep))
       for (const dep of internal) assert.ok(LAYERS[pkg.name]!.includes(dep), `${pkg.name} depends on ${dep}, which is not below it`)
-      if (pkg.name !== 'dsh-harness') {
-        assert.ok(!pkg.dependencies.includes('dsh-harness') && !pkg.devDependencies.includes('dsh-harness'), `${pkg.name} depends on dsh-harness`)
+      if (!HOST_SIDE.has(pkg.name)) {
+        for (const host of HOST_SIDE) assert.ok(!pkg.dependencies.includes(host) && !pkg.devDependencies.includes(host), `${pkg.name} depends on ${host}`)
       }
     }
   })

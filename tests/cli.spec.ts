@@ -97,7 +97,7 @@ describe('dsh CLI', () => {
     const oneKey = join(home, 'one-key.cordis.yml')
     await writeFile(oneKey, '- id: tool-web\n  config: { searchMaxQueries: 2 }\n')
     const warning = `${oneKey} replaces the config of row "tool-web" whole; keys it does not mention change: ` +
-      `fetch true (from ${join(ROOT, 'config/presets/standard.cordis.yml')}) -> false (plugin default). Restate them in ${oneKey} to keep them.`
+      `fetch true (from ${join(ROOT, 'packages/harness/config/presets/standard.cordis.yml')}) -> false (plugin default). Restate them in ${oneKey} to keep them.`
     const composed = await dsh(['compose', '--json', '--preset', 'standard', '--config', oneKey], { home })
     const dump = onlyJson(composed)
     assert.ok(composed.stderr.split('\n').includes(`dsh: warning: ${warning}`), composed.stderr)

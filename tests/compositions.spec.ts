@@ -34,7 +34,7 @@ describe('shipped compositions', () => {
   it('the shipped files set only values that differ from the plugin defaults, each with a comment saying why', async () => {
     const { readdir, readFile } = await import('node:fs/promises')
     const { parseLayer } = await import('dsh-harness')
-    const files = ['config/base.cordis.yml', ...(await readdir(join(ROOT, 'config/presets'))).map((file) => `config/presets/${file}`)]
+    const files = ['packages/harness/config/base.cordis.yml', ...(await readdir(join(ROOT, 'packages/harness/config/presets'))).map((file) => `packages/harness/config/presets/${file}`)]
     const names = new Map<string, string>()
     let checked = 0
     for (const file of files) {
@@ -114,7 +114,7 @@ describe('docs kept true', () => {
   it('docs/composition.md lists exactly the base rows, in order', async () => {
     const { readFile } = await import('node:fs/promises')
     const text = await readFile(new URL('../docs/composition.md', import.meta.url), 'utf8')
-    const table = text.split('`config/base.cordis.yml` mounts')[1].split('\n\n')[1]
+    const table = text.split('`packages/harness/config/base.cordis.yml` mounts')[1].split('\n\n')[1]
     const documented = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1])
     const dump = onlyJson(await dsh(['compose', '--json'], { home }))
     assert.deepEqual(documented, dump.rows.map((row: any) => row.id))

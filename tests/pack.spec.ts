@@ -1,32 +1,71 @@
-// The model-facing tools install without the host: `pnpm pack` of dsh-tool-web
-// and of the packages it depends on, installed with npm into an empty folder
-// (offline, from the tarballs alone), pulls neither the MCP SDK, nor QuickJS,
-// nor TypeScript, nor dsh-harness.
+// The packages as they would be published: `pnpm pack` of every workspace
+// package, installed with npm into empty folders, offline (nothing but the
+// tarballs and what this machine already holds, served from loopback).
+// - dsh-tool-web with the contract and the seam pulls neither the MCP SDK, nor
+//   QuickJS, nor TypeScript, nor dsh-harness.
+// - `npm install -g dsh-cli` gives a `dsh` that runs from any folder with the
+//   base and presets shipped inside dsh-harness: `dsh tools`, an MCP
+//   `tools/list` over stdio, a config folder of one's own, a plugin installed
+//   globally beside it, doctor's Node check.
+// - The README's `npm install -g ./packages/cli` links the clone's dsh.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { LOOPBACK_ONLY } from './helpers.js'
+import { type LoopbackRegistry, startLoopbackRegistry } from './support/loopback-registry.js'
 
 const run = promisify(execFile)
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-// Nothing here may reach a registry: npx takes pnpm from its cache (the
-// install command put it there), and npm installs offline with its registry
-// pointed at a closed loopback port, so a request it tried anyway goes nowhere.
-const offline = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
-const closedRegistry = { ...offline, npm_config_registry: 'http://127.0.0.1:9/' }
 
-async function pack(folder: string, destination: string): Promise<string> {
-  await run('npx', ['--offline', '-y', 'pnpm@12.4.2', 'pack', '--pack-destination', destination], { cwd: join(root, 'packages', folder), env: offline })
-  const tarballs = await readdir(destination)
-  const name = JSON.parse(await readFile(join(root, 'packages', folder, 'package.json'), 'utf8')).name as string
-  const tarball = tarballs.find((file) => file.startsWith(`${name}-`) && file.endsWith('.tgz'))
-  assert.ok(tarball, `pnpm pack wrote ${name}'s tarball`)
-  return join(destination, tarball)
+/**
+ * npm's environment: none of the npm_config_* that pnpm passes to a script it
+ * runs, no proxy, no user or global npmrc, a cache of its own, nothing
+ * reported anywhere; engines enforced.
+ */
+function npmEnv(work: string, registry: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_)|^(https?|all|no)_proxy$/i.test(key)))
+  return {
+    ...env,
+    npm_config_registry: registry,
+    npm_config_cache: join(work, 'npm-cache'),
+    npm_config_userconfig: join(work, 'npmrc'),
+    npm_config_globalconfig: join(work, 'npmrc-global'),
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+    npm_config_engine_strict: 'true',
+    npm_config_loglevel: 'error',
+  }
+}
+
+/**
+ * The tarballs of every workspace package, and of the test plugins (a plugin
+ * of one's own), by name. npx takes pnpm from its cache (the install command
+ * put it there).
+ */
+async function packAll(destination: string): Promise<Map<string, string>> {
+  await run('npx', ['--offline', '-y', 'pnpm@12.4.2', '--filter', './packages/*', '--filter', './tests/plugins', 'pack', '--pack-destination', destination], {
+    cwd: root,
+    env: { ...process.env, npm_config_offline: 'true' },
+  })
+  const tarballs = new Map<string, string>()
+  const folders = (await readdir(join(root, 'packages'))).map((folder) => join(root, 'packages', folder))
+  for (const folder of [...folders, join(root, 'tests', 'plugins')]) {
+    if (!existsSync(join(folder, 'package.json'))) continue
+    const { name, version } = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'))
+    const file = join(destination, `${name}-${version}.tgz`)
+    assert.ok(existsSync(file), `pnpm pack wrote ${name}'s tarball`)
+    tarballs.set(name, file)
+  }
+  return tarballs
 }
 
 /** Every package folder under node_modules, scoped ones as `@scope/name`. */
@@ -41,23 +80,36 @@ async function installed(app: string): Promise<string[]> {
   return names.sort()
 }
 
+interface Result {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+let work: string
+let tarballs: Map<string, string>
+before(async () => {
+  work = await realpath(await mkdtemp(join(tmpdir(), 'dsh-pack-')))
+  await mkdir(join(work, 'tarballs'))
+  await writeFile(join(work, 'npmrc'), '')
+  await writeFile(join(work, 'npmrc-global'), '')
+  tarballs = await packAll(join(work, 'tarballs'))
+})
+after(async () => {
+  await rm(work, { recursive: true, force: true })
+})
+
 describe('dsh-tool-web installed alone', () => {
-  let work: string
   let app: string
   before(async () => {
-    work = await mkdtemp(join(tmpdir(), 'dsh-pack-'))
-    const tarballs = join(work, 'tarballs')
-    app = join(work, 'app')
-    await mkdir(tarballs)
+    app = join(work, 'tool-web-app')
     await mkdir(app)
-    const files = [await pack('host', tarballs), await pack('web', tarballs), await pack('tool-web', tarballs)]
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
     // cordis is a peer: the harness that mounts the plugins brings it. Left out here, so that what is
-    // listed below is exactly what the three packages themselves pull in.
-    await run('npm', ['install', '--legacy-peer-deps', ...files], { cwd: app, env: closedRegistry })
-  })
-  after(async () => {
-    await rm(work, { recursive: true, force: true })
+    // listed below is exactly what the three packages themselves pull in. The registry is a closed
+    // loopback port: a request npm tried anyway would go nowhere.
+    const files = ['dsh-host', 'dsh-web', 'dsh-tool-web'].map((name) => tarballs.get(name)!)
+    await run('npm', ['install', '--offline', '--legacy-peer-deps', ...files], { cwd: app, env: npmEnv(work, 'http://127.0.0.1:9/') })
   })
 
   it('pulls in only the contract and the seam', async () => {
@@ -80,5 +132,142 @@ describe('dsh-tool-web installed alone', () => {
     for (const name of ['dsh-host', 'dsh-web', 'dsh-tool-web']) {
       assert.ok(existsSync(join(app, 'node_modules', name, 'dist', 'index.js')), `${name}/dist/index.js`)
     }
+  })
+})
+
+describe('dsh-cli installed with npm install -g, from the tarballs alone', () => {
+  let registry: LoopbackRegistry
+  let prefix: string
+  let bin: string
+  let harness: string
+  let empty: string
+  let home: string
+  let installSeconds: number
+  // The installed bin runs under this Node (its shebang is `/usr/bin/env node`), from an empty folder, providers on loopback.
+  let env: Record<string, string>
+
+  before(async () => {
+    registry = await startLoopbackRegistry({ tarballs: [...tarballs.values()], store: join(root, 'node_modules', '.pnpm') })
+    prefix = join(work, 'prefix')
+    empty = join(work, 'empty')
+    home = join(work, 'home')
+    await mkdir(empty)
+    await mkdir(home, { mode: 0o700 })
+    const started = Date.now()
+    await run('npm', ['install', '--global', '--prefix', prefix, 'dsh-cli'], { cwd: empty, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
+    installSeconds = (Date.now() - started) / 1000
+    bin = join(prefix, 'bin', 'dsh')
+    harness = join(prefix, 'lib', 'node_modules', 'dsh-cli', 'node_modules', 'dsh-harness')
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key, value]) => value !== undefined && key !== 'DSH_CONFIG_DIR')) as Record<string, string>
+    env = Object.fromEntries(
+      Object.entries({ ...inherited, ...LOOPBACK_ONLY, DSH_HOME: home, PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) }).filter(([, value]) => value !== undefined),
+    ) as Record<string, string>
+  })
+  after(async () => {
+    await registry?.close()
+  })
+
+  function dsh(args: string[], extra: Record<string, string> = {}): Promise<Result> {
+    return new Promise((resolvePromise, reject) => {
+      const child = spawn(bin, args, { cwd: empty, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+      child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+      child.on('error', reject)
+      child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }))
+    })
+  }
+
+  function json(result: Result): any {
+    assert.equal(result.code, 0, `dsh exited ${result.code}: ${result.stderr}`)
+    return JSON.parse(result.stdout)
+  }
+
+  it('installs every package from the loopback registry, asking it for nothing but optional platform builds it lacks', async (t) => {
+    t.diagnostic(`npm install -g dsh-cli: ${installSeconds.toFixed(1)} s, ${registry.downloaded.size} tarballs`)
+    for (const [name, file] of tarballs) {
+      if (name === 'dsh-test-plugins') continue
+      const version = /-(\d+\.\d+\.\d+)\.tgz$/.exec(file)![1]
+      assert.ok(registry.downloaded.has(`${name}@${version}`), `npm downloaded ${name}@${version}, the packed tarball`)
+    }
+    const optional = registry.optionalNames()
+    for (const name of registry.missing) assert.ok(optional.has(name), `npm asked for ${name}, which no package lists as optional`)
+    assert.equal(await realpath(bin), join(prefix, 'lib', 'node_modules', 'dsh-cli', 'dist', 'dsh.js'))
+    const packed = JSON.parse(await readFile(join(harness, 'package.json'), 'utf8'))
+    assert.ok(!JSON.stringify(packed).includes('workspace:'), "dsh-harness's packed manifest has no workspace: ranges")
+  })
+
+  it('runs dsh tools from an empty folder with the base shipped inside the installed dsh-harness', async () => {
+    const tools = json(await dsh(['tools', '--json']))
+    assert.deepEqual(tools.tools.map((tool: any) => tool.name), ['web_search'])
+    const composition = json(await dsh(['compose', '--json', '--preset', 'standard']))
+    assert.deepEqual(composition.layers, [join(harness, 'config', 'base.cordis.yml'), join(harness, 'config', 'presets', 'standard.cordis.yml')])
+    assert.deepEqual(
+      composition.rows.filter((row: any) => row.status !== 'mounted').map((row: any) => `${row.id}: ${row.status} ${row.error ?? ''}`),
+      [],
+    )
+  })
+
+  it('serves the tools over MCP on stdio: tools/list from the installed bin', async () => {
+    const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--preset', 'standard'], cwd: empty, env, stderr: 'pipe' })
+    const client = new Client({ name: 'dsh-pack-test', version: '0.0.0' })
+    await client.connect(transport)
+    try {
+      const { tools } = await client.listTools()
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['web_fetch', 'web_search'])
+      assert.deepEqual(client.getServerVersion(), { name: 'dsh', version: JSON.parse(await readFile(join(harness, 'package.json'), 'utf8')).version })
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("mounts the installed plugins from a config folder of one's own ($DSH_CONFIG_DIR), and --config-dir wins over it", async () => {
+    const own = join(work, 'own-config')
+    await mkdir(own)
+    await writeFile(
+      join(own, 'base.cordis.yml'),
+      '- id: tools\n  name: dsh-harness/tools\n- id: web\n  name: dsh-web\n- id: web-fetch-http\n  name: dsh-web-fetch-http\n- id: tool-web\n  name: dsh-tool-web\n  config: { search: false, fetch: true }\n',
+    )
+    const tools = json(await dsh(['tools', '--json'], { DSH_CONFIG_DIR: own }))
+    assert.deepEqual(tools.tools.map((tool: any) => tool.name), ['web_fetch'])
+    const shipped = json(await dsh(['tools', '--json', '--config-dir', join(harness, 'config')], { DSH_CONFIG_DIR: own }))
+    assert.deepEqual(shipped.tools.map((tool: any) => tool.name), ['web_search'])
+  })
+
+  it('mounts a plugin installed with npm install -g beside the global dsh, as the message for a missing package says', async () => {
+    const overlay = join(work, 'echo.cordis.yml')
+    await writeFile(overlay, '- id: echo\n  name: dsh-test-plugins/echo-tool\n')
+    const before = await dsh(['tools', '--json', '--config', overlay])
+    assert.equal(before.code, 1)
+    assert.match(before.stderr, /the package "dsh-test-plugins\/echo-tool" is not installed .*npm install -g beside a global dsh/)
+    await run('npm', ['install', '--global', '--prefix', prefix, 'dsh-test-plugins'], { cwd: empty, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
+    const called = json(await dsh(['call', 'echo', '{"text":"from a global plugin"}', '--json', '--config', overlay]))
+    assert.equal(called.content, 'echo: from a global plugin', JSON.stringify(called))
+  })
+
+  it("checks this Node against the installed dsh-harness's engines.node in dsh doctor", async () => {
+    const result = await dsh(['doctor', '--json'])
+    const node = JSON.parse(result.stdout).checks.find((check: any) => check.id === 'node')
+    const range = JSON.parse(await readFile(join(harness, 'package.json'), 'utf8')).engines.node
+    assert.deepEqual(node, { id: 'node', status: 'ok', message: `Node ${process.versions.node} satisfies engines.node ${range}` })
+  })
+})
+
+describe("the README's npm install -g ./packages/cli", () => {
+  it('links the clone\'s dsh-cli without a registry, and the linked dsh runs from an empty folder', async () => {
+    const prefix = join(work, 'linked-prefix')
+    const empty = join(work, 'linked-empty')
+    const home = join(work, 'linked-home')
+    await mkdir(empty)
+    await mkdir(home, { mode: 0o700 })
+    await run('npm', ['install', '--global', '--offline', '--prefix', prefix, join(root, 'packages', 'cli')], { cwd: empty, env: npmEnv(work, 'http://127.0.0.1:9/') })
+    const bin = join(prefix, 'bin', 'dsh')
+    assert.equal(await realpath(bin), join(root, 'packages', 'cli', 'dist', 'dsh.js'))
+    const { stdout } = await run(bin, ['tools', '--json'], {
+      cwd: empty,
+      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, DSH_CONFIG_DIR: '', PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) },
+    })
+    assert.deepEqual(JSON.parse(stdout).tools.map((tool: any) => tool.name), ['web_search'])
   })
 })

@@ -34,9 +34,10 @@ commands:
                                       proxy, Node and tools; exit 1 when a check fails
 
 options (every command that boots a composition):
-  --preset NAME        add config/presets/NAME.cordis.yml
+  --preset NAME        add presets/NAME.cordis.yml of the config folder
   --config FILE        add an overlay (repeatable, applied in order)
-  --config-dir DIR     the folder holding base.cordis.yml (default ./config)
+  --config-dir DIR     the config folder: base.cordis.yml and presets/ (default
+                       $DSH_CONFIG_DIR, else the one shipped in dsh-harness)
   --json               print exactly one JSON document on stdout
 `
 

@@ -3,11 +3,11 @@ import { execFileSync } from 'node:child_process'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { compose, CompositionError } from 'dsh-harness'
+import { compose, CompositionError, shippedConfigDir } from 'dsh-harness'
 
-const CONFIG_DIR = resolve(import.meta.dirname, '../../../config')
+const CONFIG_DIR = shippedConfigDir()
 
 describe('composition loader', () => {
   let dir: string

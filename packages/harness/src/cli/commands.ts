@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { compose, type Composition } from '../compose/boot.js'
+import { findConfigDir } from '../compose/config-dir.js'
 import { defaultHome } from '../home.js'
 import type { CredentialsService } from '../credentials/index.js'
 import type { SessionService } from '../session/index.js'
@@ -24,14 +22,7 @@ export interface Output {
   err(text: string): void
 }
 
-/** The shipped config folder: --config-dir, $DSH_CONFIG_DIR, ./config, else the one beside this package. */
-export function findConfigDir(explicit?: string): string {
-  if (explicit) return resolve(explicit)
-  if (process.env.DSH_CONFIG_DIR) return resolve(process.env.DSH_CONFIG_DIR)
-  const local = resolve('config')
-  if (existsSync(join(local, 'base.cordis.yml'))) return local
-  return resolve(dirname(fileURLToPath(import.meta.url)), '../../../../config')
-}
+export { findConfigDir } from '../compose/config-dir.js'
 
 async function boot(options: GlobalOptions, io: Output): Promise<Composition> {
   const composition = await compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config })

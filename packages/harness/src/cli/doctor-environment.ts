@@ -47,7 +47,7 @@ export function proxyCheck(env: NodeJS.ProcessEnv = process.env): Check {
   return { id: 'proxy', status: 'ok', message: `proxy variables set: ${shown.join(', ')}` }
 }
 
-/** 7. This Node against the workspace's engines.node. */
+/** 7. This Node against engines.node of a package.json (dsh-harness's own). */
 export async function nodeCheck(packageFile: string, version = process.versions.node): Promise<Check> {
   let range: string | undefined
   try {

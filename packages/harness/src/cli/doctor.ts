@@ -1,6 +1,5 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
@@ -36,7 +35,8 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
     }
     checks.push(...(await homeChecks(defaultHome())))
     checks.push(proxyCheck())
-    checks.push(await nodeCheck(resolve(dirname(fileURLToPath(import.meta.url)), '../../../../package.json')))
+    // dsh-harness's own engines.node: the same floor as every package of the family (tests/manifests.spec.ts).
+    checks.push(await nodeCheck(fileURLToPath(new URL('../../package.json', import.meta.url))))
     if (composition) checks.push(...toolChecks(composition))
     if (options.selfTestFetch) checks.push(await fetchSelfTest(composition))
   } finally {

@@ -6,6 +6,7 @@ import * as cordis from 'cordis'
 import { Context, type ForkScope, type Schema } from 'cordis'
 import { assertPrivateFile, assertPrivateHome, UnsafePathError } from 'dsh-host'
 import { defaultHome } from '../home.js'
+import { harnessPackageDir, shippedConfigDir } from './config-dir.js'
 import { type EffectiveProxy, effectiveProxy, overriddenProxyWarnings, takesProxy } from './row-proxy.js'
 import { CompositionError, type Layer, readLayer } from './composition-files.js'
 import { configSources, replacementWarnings } from './config-sources.js'
@@ -20,8 +21,12 @@ const ScopeStatus = (cordis as unknown as { ScopeStatus: Record<'PENDING' | 'LOA
 if (typeof ScopeStatus?.PENDING !== 'number') throw new Error('This cordis exports no ScopeStatus; dsh-harness needs cordis ^3.18.')
 
 export interface ComposeOptions {
-  /** Folder holding base.cordis.yml and presets/. Row names resolve from here. */
-  configDir: string
+  /**
+   * Folder holding base.cordis.yml and presets/; default the one shipped in
+   * dsh-harness. Row names resolve from here, then from where dsh-harness is
+   * installed.
+   */
+  configDir?: string
   preset?: string
   /** `--config FILE` overlays, in order. */
   overlays?: string[]
@@ -89,7 +94,7 @@ interface Prepared {
 
 /** Lists the layer files for a preset and overlays, in the order they apply. */
 export function layerFiles(options: ComposeOptions): string[] {
-  const configDir = resolve(options.configDir)
+  const configDir = resolve(options.configDir ?? shippedConfigDir())
   const files = [join(configDir, 'base.cordis.yml')]
   if (options.preset !== undefined) {
     // A preset is a name among the shipped ones, never a path.
@@ -164,7 +169,9 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     row.config = applyPatch(row.config, patch)
   }
   const prepared: Prepared[] = []
-  for (const row of merged) prepared.push(await prepareRow(row, resolve(options.configDir)))
+  const configDir = resolve(options.configDir ?? shippedConfigDir())
+  const resolveFrom = [...new Set([configDir, harnessPackageDir()])]
+  for (const row of merged) prepared.push(await prepareRow(row, resolveFrom))
   const patchedKeys = (id: string) => new Set(Object.keys(options.rowPatches?.[id] ?? {}))
   const warnings = [
     ...prepared.flatMap(({ row, schema }) => (row.disabled || !schema ? [] : replacementWarnings(row, schema, patchedKeys(row.id)))),
@@ -305,15 +312,15 @@ function assertPackageName(row: MergedRow, label: string): void {
   )
 }
 
-async function prepareRow(row: MergedRow, configDir: string): Promise<Prepared> {
+async function prepareRow(row: MergedRow, resolveFrom: string[]): Promise<Prepared> {
   const label = `${row.nameFrom}: row "${row.id}"`
   assertPackageName(row, label)
   // A disabled row is never imported: nothing of it runs.
   if (row.disabled) return { row }
   let module: any
   try {
-    // Resolved from the installation (the config folder's node_modules chain), never beside a layer file.
-    module = await import(pathToFileURL(resolvePackage(row.name, [configDir])).href)
+    // Resolved from the installation (the config folder's node_modules chain, then dsh-harness's), never beside a layer file.
+    module = await import(pathToFileURL(resolvePackage(row.name, resolveFrom)).href)
   } catch (error: any) {
     if (error instanceof CompositionError) throw new CompositionError(`${label}: ${error.message}`)
     throw new CompositionError(`${label}: the package "${row.name}" failed to load: ${error?.message ?? error}`)
@@ -340,5 +347,9 @@ function resolvePackage(name: string, from: string[]): string {
       if (error?.code !== 'MODULE_NOT_FOUND' && error?.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error
     }
   }
-  throw new CompositionError(`the package "${name}" is not installed (looked from ${from.join(' and ')}). Install it, or fix the row's "name".`)
+  throw new CompositionError(
+    `the package "${name}" is not installed (looked from ${from.join(' and ')}). Install it where these folders find it ` +
+      `(npm install ${name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')} in your config folder, or npm install -g beside a global dsh), or fix the row's "name". ` +
+      'The package dsh-cli installs dsh with every plugin the shipped compositions name.',
+  )
 }
