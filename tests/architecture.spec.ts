@@ -21,6 +21,7 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-search-searxng': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-brave': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
+  'dsh-cache-redis': ['dsh-web'],
   'dsh-harness': ['dsh-host'],
 }
 
