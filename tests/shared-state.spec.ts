@@ -36,7 +36,7 @@ async function countingPages() {
 type Pages = Awaited<ReturnType<typeof countingPages>>
 
 /** The fetch row of both compositions: loopback trusted, three test names pinned to it, a limit on two of them. */
-function fetchRow(pages: Pages): string {
+function fetchRow(): string {
   return `- id: web-fetch-http
   config:
     privateHosts: ['127.0.0.1', 'cached.test', 'per-minute.test', 'per-second.test']
@@ -44,7 +44,7 @@ function fetchRow(pages: Pages): string {
     limitPerDomainOverrides:
       per-minute.test: { requests: 3, intervalSeconds: 60 }
       per-second.test: { requests: 2, intervalSeconds: 1 }
-`.replace(/PORT/g, String(pages.port))
+`
 }
 
 async function fetchPage(client: Client, url: string): Promise<any> {
@@ -68,7 +68,7 @@ describe('two dsh mcp --http processes sharing one Redis', () => {
   name: dsh-cache-redis
 - id: web
   config: { stateStore: redis, stateRetryMs: 200 }
-${fetchRow(pages)}`)
+${fetchRow()}`)
     const token = await createToken(home, 'agents')
     servers = await Promise.all([0, 1].map(() => HttpDsh.start(['--preset', 'standard', '--config', overlay], home)))
     clients = await Promise.all(servers.map((server) => connect(server.url, token)))
@@ -149,7 +149,7 @@ describe('two dsh mcp --http processes without the Redis row', () => {
   before(async () => {
     ;[pages, home] = await Promise.all([countingPages(), tempHome()])
     const overlay = join(home, 'own.cordis.yml')
-    await writeFile(overlay, fetchRow(pages))
+    await writeFile(overlay, fetchRow())
     const token = await createToken(home, 'agents')
     servers = await Promise.all([0, 1].map(() => HttpDsh.start(['--preset', 'standard', '--config', overlay], home)))
     clients = await Promise.all(servers.map((server) => connect(server.url, token)))
