@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { type FetchExtract, type FetchFormat, type FetchedDocument, type DocumentLink, type DocumentMetadata, type SharedState, stateKey } from 'dsh-web'
 
 /**
@@ -78,4 +79,14 @@ export class DocumentCache {
     const keys = [...new Set(hrefs)].map((href) => this.key(href, variant))
     await this.state().write(keys, JSON.stringify(document), this.ttlMs, notes)
   }
+}
+
+/**
+ * What decides which pages a fetcher may read and how it reads them
+ * (trusted hosts, fixed answers, domain lists, caps, user agent, extra CAs),
+ * as a hash: part of every cache key, so that fetchers with other trust never
+ * share snapshots.
+ */
+export function trustFingerprint(settings: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(settings)).digest('base64url')
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
@@ -8,12 +7,12 @@ import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDoc
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
 import { classifyBody, classifyContentType, essence } from './content-type.js'
-import { type CachedDocument, DocumentCache, type DocumentVariant } from './document-cache.js'
+import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
 import { readBody } from './read-body.js'
 import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
 import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
-import { FetchLimits, hasSiteLimits, type SiteLimits } from './site-limits.js'
+import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
 
 export const PROVIDER_ID = 'http'
 
@@ -167,8 +166,12 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     ? new SharedState({ selected: () => ({ id: MEMORY_STORE_ID, store: ownMemory }), memory: ownMemory, timeoutMs: 1000, retryAfterFailureMs: 1000 })
     : undefined
   const state = options.state ?? (() => ownState!)
-  const cache = new DocumentCache(state, positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'), policyFingerprint(options))
-  const siteLimits: SiteLimits = { perDomain: options.limitPerDomain ?? {}, overrides: lowerKeys(options.limitPerDomainOverrides ?? {}) }
+  const cache = new DocumentCache(state, positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'), trustFingerprint([
+    options.privateHosts ?? [], options.resolve ?? {}, options.allowedDomains ?? [], options.blockedDomains ?? [],
+    options.maxBytes ?? null, options.maxRedirects ?? null, options.userAgent ?? null, options.maxElemsToParse ?? null,
+    options.proxy?.fakeIpRanges ?? [], options.proxy?.resolveLocally ?? true, options.ca === undefined ? null : (Array.isArray(options.ca) ? options.ca : [options.ca]).map(String),
+  ]))
+  const siteLimits = readSiteLimits(options.limitPerDomain, options.limitPerDomainOverrides)
   const limited = hasSiteLimits(siteLimits)
   // Artifacts are files of this machine: remembered here, never in the shared cache.
   const artifacts = new Map<string, ArtifactRef>()
@@ -402,25 +405,4 @@ const MAX_REMEMBERED_ARTIFACTS = 256
 function rememberArtifact(artifacts: Map<string, ArtifactRef>, key: string, artifact: ArtifactRef) {
   artifacts.set(key, artifact)
   if (artifacts.size > MAX_REMEMBERED_ARTIFACTS) artifacts.delete(artifacts.keys().next().value!)
-}
-
-function lowerKeys<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key.toLowerCase(), value]))
-}
-
-/**
- * What decides which pages this fetcher may read and how it reads them, as a
- * hash: part of every cache key, so that fetchers with other trust (a
- * private host, a fixed answer, another allowlist, another CA) never share
- * snapshots.
- */
-function policyFingerprint(options: HttpFetcherOptions): string {
-  const ca = options.ca === undefined ? null : createHash('sha256').update((Array.isArray(options.ca) ? options.ca : [options.ca]).map(String).join('\n')).digest('base64url')
-  return createHash('sha256')
-    .update(JSON.stringify([
-      options.privateHosts ?? [], options.resolve ?? {}, options.allowedDomains ?? [], options.blockedDomains ?? [],
-      options.maxBytes ?? null, options.maxRedirects ?? null, options.userAgent ?? null, options.maxElemsToParse ?? null,
-      options.proxy?.fakeIpRanges ?? [], options.proxy?.resolveLocally ?? true, ca,
-    ]))
-    .digest('base64url')
 }

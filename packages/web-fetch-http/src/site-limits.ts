@@ -65,6 +65,11 @@ export class FetchLimits {
   }
 }
 
+/** The limits of a fetcher's options, the overrides' sites in lower case as hosts are compared. */
+export function readSiteLimits(perDomain: LimitRule = {}, overrides: Record<string, LimitRule> = {}): SiteLimits {
+  return { perDomain, overrides: Object.fromEntries(Object.entries(overrides).map(([site, rule]) => [site.toLowerCase(), rule])) }
+}
+
 /** Whether any limit is set at all (so that a fetcher without limits never touches the store for them). */
 export function hasSiteLimits(limits: SiteLimits): boolean {
   const set = (rule: LimitRule) => (rule.requests ?? 0) > 0 || (rule.concurrency ?? 0) > 0

@@ -1,4 +1,3 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import { BoundedCache } from './bounded-cache.js'
 import type { Admission, RateRule, SlotAdmission, StateStore } from './state-store.js'
 
@@ -8,18 +7,20 @@ export const MEMORY_STORE_ID = 'memory'
 const SLOT_POLL_MS = 10
 
 /**
- * The in-process store: the cache bounded by bytes, the request counts by
- * rate-limiter-flexible's memory limiter (the same fixed windows as its
- * Redis limiter), the slots by a counter. It never fails, and it is what the
- * seam counts limits with while a shared store does not answer.
+ * The in-process store: the cache bounded by bytes, the request counts in
+ * fixed windows that start at a bucket's first request (as
+ * rate-limiter-flexible counts on Redis, in dsh-cache-redis; written out here
+ * so that the seam and every package that installs it stay free of
+ * third-party dependencies), the slots by a counter. It never fails, and it
+ * is what the seam counts limits with while a shared store does not answer.
  */
 export class MemoryStateStore implements StateStore {
   readonly id = MEMORY_STORE_ID
   private readonly cache: BoundedCache<{ sizeBytes: number; value: string }>
-  private readonly limiters = new Map<string, RateLimiterMemory>()
+  private readonly windows = new Map<string, { count: number; ends: number }>()
   private readonly slots = new Map<string, number>()
 
-  constructor(maxBytes: number, now: () => number = Date.now) {
+  constructor(maxBytes: number, private readonly now: () => number = Date.now) {
     this.cache = new BoundedCache(maxBytes, now)
   }
 
@@ -39,19 +40,17 @@ export class MemoryStateStore implements StateStore {
   }
 
   async consume(bucket: string, rule: RateRule): Promise<Admission> {
-    const name = `${rule.requests}/${rule.intervalSeconds}`
-    let limiter = this.limiters.get(name)
-    if (!limiter) {
-      limiter = new RateLimiterMemory({ points: rule.requests, duration: rule.intervalSeconds, keyPrefix: name })
-      this.limiters.set(name, limiter)
+    const key = `${rule.requests}/${rule.intervalSeconds}:${bucket}`
+    const now = this.now()
+    let window = this.windows.get(key)
+    if (!window || window.ends <= now) {
+      this.forgetEndedWindows(now)
+      window = { count: 0, ends: now + rule.intervalSeconds * 1000 }
+      this.windows.set(key, window)
     }
-    try {
-      await limiter.consume(bucket, 1)
-      return { admitted: true }
-    } catch (refusal) {
-      if (refusal instanceof RateLimiterRes) return { admitted: false, retryAfterMs: Math.max(1, refusal.msBeforeNext) }
-      throw refusal
-    }
+    if (window.count >= rule.requests) return { admitted: false, retryAfterMs: Math.max(1, window.ends - now) }
+    window.count++
+    return { admitted: true }
   }
 
   async enter(bucket: string, max: number): Promise<SlotAdmission> {
@@ -69,6 +68,12 @@ export class MemoryStateStore implements StateStore {
         else this.slots.delete(bucket)
       },
     }
+  }
+
+  /** Keeps the windows to those still counting, so that many sites never pile up. */
+  private forgetEndedWindows(now: number) {
+    if (this.windows.size < 1024) return
+    for (const [key, window] of this.windows) if (window.ends <= now) this.windows.delete(key)
   }
 
   /** Empties the cache (the plugin's disposal). */
