@@ -67,7 +67,8 @@ describe('two dsh mcp --http processes sharing one Redis', () => {
     await writeFile(overlay, `- id: cache-redis
   name: dsh-cache-redis
 - id: web
-  config: { stateStore: redis, stateRetryMs: 200 }
+  # A generous stateTimeoutMs: a loaded machine must not turn a slow answer into a note here.
+  config: { stateStore: redis, stateRetryMs: 200, stateTimeoutMs: 2000 }
 ${fetchRow()}`)
     const token = await createToken(home, 'agents')
     servers = await Promise.all([0, 1].map(() => HttpDsh.start(['--preset', 'standard', '--config', overlay], home)))
@@ -90,6 +91,7 @@ ${fetchRow()}`)
     assert.equal(again.isError, false, again.content[0].text)
     assert.equal(again.structuredContent.provenance.cacheHit, true)
     assert.equal(again.structuredContent.provenance.sourceSha256, fetched.structuredContent.provenance.sourceSha256)
+    assert.equal(again.structuredContent.provenance.fetchedAt, fetched.structuredContent.provenance.fetchedAt, 'when the other process fetched it')
     assert.deepEqual([again.structuredContent.totalChars, again.structuredContent.metadata], [fetched.structuredContent.totalChars, fetched.structuredContent.metadata], 'the same page, from the shared snapshot')
     assert.match(again.content[0].text, /Paragraph 5 of the loopback article/)
     assert.deepEqual(pages.requests.filter((request) => request.host === 'cached.test').map((request) => request.path), ['/article'])

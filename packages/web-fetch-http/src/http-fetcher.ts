@@ -194,7 +194,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     return value
   }
 
-  async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal, limits?: FetchLimits): Promise<CachedDocument> {
+  async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal, fetchedAt: string, limits?: FetchLimits): Promise<CachedDocument> {
     const proxyCredential = await readProxyCredential(signal)
     const response = await requestFollowingRedirects(
       url,
@@ -254,7 +254,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         bytesRead: body.wireBytes,
         sourceSha256: output.sha256,
         bodyTruncatedReason: body.truncatedReason,
-        fetchedAt: new Date().toISOString(),
+        fetchedAt,
       }
     } finally {
       discard(response.body)
@@ -290,7 +290,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         ? new FetchLimits(state(), siteLimits, { signal: controller.signal, deadline: Math.min(call.deadline ?? Infinity, Date.now() + timeoutMs) }, timeoutMs + (options.extractTimeoutMs ?? 15_000), notes)
         : undefined
       try {
-        document = await download(url, request, format, extract, controller.signal, limits)
+        document = await download(url, request, format, extract, controller.signal, fetchedAt, limits)
       } catch (error) {
         if (controller.signal.aborted && !WebError.is(error)) throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
         if (controller.signal.aborted && WebError.is(error) && error.code === 'WEB_FETCH_FAILED') throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
@@ -358,7 +358,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         extractor: document.extractor,
         cacheHit,
         sourceSha256: document.sourceSha256,
-        fetchedAt,
+        // A hit reports when the site was fetched, by whichever process fetched it.
+        fetchedAt: document.fetchedAt ?? fetchedAt,
       },
       warnings,
     }

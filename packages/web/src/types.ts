@@ -194,6 +194,7 @@ export interface FetchProvenance {
   cacheHit: boolean
   /** SHA-256 of the body bytes the text was made from. */
   sourceSha256?: string
+  /** When the site was fetched (for a cache hit, by the call that filled the cache). */
   fetchedAt: string
 }
 
