@@ -173,4 +173,12 @@ describe('two dsh mcp --http processes without the Redis row', () => {
     assert.deepEqual(other.structuredContent.warnings, [])
     assert.equal(pages.requests.length, 2)
   })
+
+  it('dsh doctor fails a web row that names the redis store when no row registers it', async () => {
+    const overlay = join(home, 'no-store.cordis.yml')
+    await writeFile(overlay, '- id: web\n  config: { stateStore: redis }\n')
+    const doctor = await dsh(['doctor', '--preset', 'standard', '--config', overlay], { home })
+    assert.equal(doctor.code, 1)
+    assert.match(doctor.stdout, /fail web\.stateStore: stateStore "redis" is not registered \(registered: memory\): calls run without the shared cache and count limits per process\n {7}fix: mount the row of the "redis" store/)
+  })
 })

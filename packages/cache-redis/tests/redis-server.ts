@@ -20,10 +20,11 @@ export async function freePort(): Promise<number> {
  */
 export class RedisServer {
   private child?: ChildProcess
-  private constructor(readonly port: number, private readonly dir: string, readonly password?: string) {}
+  private constructor(readonly port: number, private readonly dir: string, readonly password?: string, private readonly debugCommand = false) {}
 
-  static async start(options: { password?: string } = {}): Promise<RedisServer> {
-    const server = new RedisServer(await freePort(), await mkdtemp(join(tmpdir(), 'dsh-redis-')), options.password)
+  /** `debugCommand` allows DEBUG (e.g. DEBUG SLEEP, to make the server slow), off by default since Redis 7. */
+  static async start(options: { password?: string; debugCommand?: boolean } = {}): Promise<RedisServer> {
+    const server = new RedisServer(await freePort(), await mkdtemp(join(tmpdir(), 'dsh-redis-')), options.password, options.debugCommand)
     await server.start()
     return server
   }
@@ -35,6 +36,7 @@ export class RedisServer {
   async start(): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, '--protected-mode', 'yes']
     if (this.password) args.push('--requirepass', this.password)
+    if (this.debugCommand) args.push('--enable-debug-command', 'local')
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     await new Promise<void>((resolve, reject) => {

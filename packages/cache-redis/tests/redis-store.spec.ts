@@ -174,6 +174,40 @@ describe('dsh-cache-redis as a plugin', () => {
     }
   })
 
+  it('a slow Redis (DEBUG SLEEP) is skipped after stateTimeoutMs: the call goes on at once with the note, and the store is asked again after stateRetryMs', async () => {
+    const slow = await RedisServer.start({ debugCommand: true })
+    const credentials = new MemoryCredentials()
+    credentials.values.set('DSH_REDIS_URL', slow.url)
+    const ctx = new Context()
+    ctx.plugin({ name: 'host', apply: (host: Context) => void host.set('credentials', credentials) })
+    ctx.plugin(web, { stateStore: 'redis', stateTimeoutMs: 100, stateRetryMs: 300 })
+    ctx.plugin(cacheRedis, {})
+    await ctx.start()
+    await ctx.lifecycle.flush()
+    const sleeper = store(() => ({ url: slow.url }))
+    try {
+      await ctx.web.state.write(['k'], 'v', 60_000, [])
+      const sleeping = sleeper.connection.run((client) => client.call('DEBUG', 'SLEEP', '1'))
+      await pause(50)
+      const notes: string[] = []
+      assert.equal(await ctx.web.state.read('k', notes), undefined)
+      assert.match(notes[0]!, /^The state store "redis" \(redis:\/\/127\.0\.0\.1:\d+\) is not answering \(no answer within 100 ms; since .+\): this call ran without the shared cache\.$/)
+      const skipped: string[] = []
+      await ctx.web.state.read('k', skipped)
+      assert.deepEqual(skipped, notes, 'skipped while stateRetryMs runs, and said')
+      await sleeping
+      await pause(350)
+      const healthy: string[] = []
+      assert.equal(await ctx.web.state.read('k', healthy), 'v')
+      assert.deepEqual(healthy, [])
+      assert.equal(ctx.web.state.status().failing, undefined)
+    } finally {
+      await sleeper.connection.close()
+      await ctx.stop()
+      await slow.close()
+    }
+  })
+
   it('redacts a password from a URL it shows', () => {
     assert.equal(redactRedisUrl('redis://agent:s3cret@10.0.0.7:6380/2'), 'redis://agent@10.0.0.7:6380/2')
     assert.equal(redactRedisUrl('https://example.com'), '<not a redis:// URL>')
