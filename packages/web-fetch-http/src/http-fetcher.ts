@@ -99,7 +99,6 @@ export interface HttpFetcher extends FetchProvider {
 
 export const DEFAULT_USER_AGENT = 'dsh-web-fetch-http/0.1 (+https://github.com/dsh-web; reads pages for an AI agent)'
 
-
 const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
 const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
 const EXTRACTS: FetchExtract[] = ['main', 'full']
