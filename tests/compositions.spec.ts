@@ -62,7 +62,16 @@ describe('shipped compositions', () => {
     const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
     assert.deepEqual(Object.keys(rows), ['credentials', 'session', 'tools', 'network', 'web', 'web-search-deepseek', 'web-fetch-http', 'tool-web'])
     for (const row of dump.rows) assert.equal(row.status, 'mounted', row.id)
-    assert.deepEqual(rows.web.config, { searchProvider: 'deepseek-official', fetchProvider: 'http' })
+    assert.deepEqual(rows.web.config, {
+      searchProvider: 'deepseek-official',
+      fetchProvider: 'http',
+      stateStore: 'memory',
+      stateTimeoutMs: 250,
+      stateRetryMs: 2000,
+      memoryMaxBytes: 50 * 1024 * 1024,
+      searchCacheTtlMs: 600_000,
+      searchLimits: {},
+    })
     assert.equal(rows['tool-web'].config.fetch, false)
     assert.equal(rows['tool-web'].config.searchTimeoutMs, 60000)
     assert.equal(rows['tool-web'].config.search, true)

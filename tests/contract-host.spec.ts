@@ -199,7 +199,8 @@ describe('the plugins on a host written from the contract alone', () => {
     assert.equal(found.isError, false, found.content)
     assert.deepEqual((found.structured as any).sources.map((source: any) => source.url), [`${base}/page`])
     credentials().values.set('TINY_HOST_DEEPSEEK_KEY', 'sk-tiny-rotated')
-    await ctx.tools.invoke('web_search', { queries: ['tiny host'] }, { session })
+    // Another query: the same one would be answered from the seam's search cache, without a key.
+    await ctx.tools.invoke('web_search', { queries: ['tiny host, again'] }, { session })
     assert.deepEqual(messagesKeys, ['sk-tiny-first', 'sk-tiny-rotated'])
     const logged = (await session.read()).filter((event) => event.type === 'web/deepseek-search-llm-request')
     assert.equal(logged.length, 2)

@@ -46,7 +46,8 @@ describe('composition loader', () => {
     try {
       const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
       // The personal overlay replaced web's config as a whole: fetchProvider is back to its default.
-      assert.deepEqual(rows.web.config, { searchProvider: 'openai-official', fetchProvider: 'http' })
+      const { searchProvider, fetchProvider, stateStore } = rows.web.config as Record<string, unknown>
+      assert.deepEqual({ searchProvider, fetchProvider, stateStore }, { searchProvider: 'openai-official', fetchProvider: 'http', stateStore: 'memory' })
       assert.equal(rows.web.configFrom, join(home, 'cordis.yml'))
       assert.equal(rows.credentials.status, 'disabled')
       assert.equal(composition.ctx.get('credentials'), undefined)

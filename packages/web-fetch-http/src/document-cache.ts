@@ -1,79 +1,92 @@
-/**
- * A small in-memory cache of converted documents, bounded by bytes and by
- * time, so that every page of a long document comes from one fetch.
- * Least recently used entries go first. One entry can be stored under
- * several keys (a redirected document under its requested and its final
- * URL): it counts once against the budget, a hit through any key keeps all
- * of them, and it leaves the cache under all its keys at once.
- */
-export class DocumentCache<T extends { sizeBytes: number }> {
-  /** In least recently used order. */
-  private readonly entries = new Set<Entry<T>>()
-  private readonly byKey = new Map<string, Entry<T>>()
-  private bytes = 0
+import { createHash } from 'node:crypto'
+import { type FetchExtract, type FetchFormat, type FetchedDocument, type DocumentLink, type DocumentMetadata, type SharedState, stateKey } from 'dsh-web'
 
+/**
+ * A converted document as the cache keeps it, for paging and for every
+ * process on the state store: what the fetch returned to the model (text,
+ * metadata, links, notes) and its provenance. Never a header, a key or a
+ * credential; the proxy only as its origin.
+ */
+export interface CachedDocument {
+  text: string
+  metadata: DocumentMetadata
+  links: DocumentLink[]
+  warnings: string[]
+  extractor: string
+  /** The URL whose fetch made this snapshot; `redirects` are the hops from it to `finalUrl`. */
+  requestedUrl: string
+  finalUrl: string
+  redirects: FetchedDocument['provenance']['redirects']
+  address?: string
+  route: FetchedDocument['provenance']['route']
+  proxy?: string
+  checks: string[]
+  status: number
+  contentType?: string
+  charset?: string
+  bytesRead: number
+  sourceSha256: string
+  bodyTruncatedReason?: string
+  /** When the site was fetched (ISO 8601). */
+  fetchedAt: string
+}
+
+/** Bumped when `CachedDocument` changes, so that processes of two versions never read each other's snapshots. */
+const DOCUMENT_CACHE_FORMAT = 1
+
+/** What, besides the URL, makes two fetches the same document. */
+export interface DocumentVariant {
+  format: FetchFormat
+  extract: FetchExtract
+  allowPartial: boolean
+  /** The call's policy allowlist: a snapshot fetched under another one may have passed hops this one refuses. */
+  allowedDomains?: string[]
+}
+
+/**
+ * The snapshots paging reads, kept in the seam's state store (this
+ * process's memory by default; with a shared store, every process's), keyed
+ * by URL (requested and final), format, extraction mode, the call's
+ * allowlist and the fetcher's policy (`policy`: a fetcher that trusts a
+ * private host never hands what it read there to one that does not).
+ */
+export class DocumentCache {
   constructor(
-    private readonly maxBytes: number,
+    private readonly state: () => SharedState,
     private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly policy: string,
   ) {}
 
-  get(key: string): T | undefined {
-    const entry = this.byKey.get(key)
-    if (!entry) return undefined
-    if (entry.expires <= this.now()) {
-      this.delete(entry)
+  key(href: string, variant: DocumentVariant): string {
+    return stateKey(`fetch:v${DOCUMENT_CACHE_FORMAT}`, [this.policy, variant.format, variant.extract, variant.allowPartial, variant.allowedDomains ?? null, href])
+  }
+
+  async get(href: string, variant: DocumentVariant, notes: string[]): Promise<CachedDocument | undefined> {
+    if (this.ttlMs <= 0) return undefined
+    const stored = await this.state().read(this.key(href, variant), notes)
+    if (stored === undefined) return undefined
+    try {
+      const document = JSON.parse(stored) as CachedDocument
+      return typeof document?.text === 'string' && typeof document.finalUrl === 'string' ? document : undefined
+    } catch {
       return undefined
     }
-    this.entries.delete(entry)
-    this.entries.add(entry)
-    return entry.value
   }
 
-  /** Stores `value` under the key, or under every one of the keys; each key stops naming what it named before. */
-  set(keys: string | string[], value: T) {
-    const names = new Set(typeof keys === 'string' ? [keys] : keys)
-    if (this.maxBytes <= 0 || this.ttlMs <= 0 || value.sizeBytes > this.maxBytes || names.size === 0) return
-    for (const key of names) this.unlink(key)
-    const entry: Entry<T> = { value, keys: names, expires: this.now() + this.ttlMs }
-    for (const key of entry.keys) this.byKey.set(key, entry)
-    this.entries.add(entry)
-    this.bytes += value.sizeBytes
-    for (const oldest of this.entries) {
-      if (this.bytes <= this.maxBytes) break
-      this.delete(oldest)
-    }
-  }
-
-  /** Entries held now, each counted once however many keys it has. */
-  get size(): number {
-    return this.entries.size
-  }
-
-  clear() {
-    this.entries.clear()
-    this.byKey.clear()
-    this.bytes = 0
-  }
-
-  /** Takes one key off its entry; an entry left without keys leaves the cache. */
-  private unlink(key: string) {
-    const entry = this.byKey.get(key)
-    if (!entry) return
-    this.byKey.delete(key)
-    entry.keys.delete(key)
-    if (entry.keys.size === 0) this.delete(entry)
-  }
-
-  private delete(entry: Entry<T>) {
-    if (!this.entries.delete(entry)) return
-    for (const key of entry.keys) this.byKey.delete(key)
-    this.bytes -= entry.value.sizeBytes
+  /** Stores one snapshot under each URL (a redirected document under its requested and its final URL). */
+  async set(hrefs: string[], variant: DocumentVariant, document: CachedDocument, notes: string[]): Promise<void> {
+    if (this.ttlMs <= 0) return
+    const keys = [...new Set(hrefs)].map((href) => this.key(href, variant))
+    await this.state().write(keys, JSON.stringify(document), this.ttlMs, notes)
   }
 }
 
-interface Entry<T> {
-  value: T
-  keys: Set<string>
-  expires: number
+/**
+ * What decides which pages a fetcher may read and how it reads them
+ * (trusted hosts, fixed answers, domain lists, caps, user agent, extra CAs),
+ * as a hash: part of every cache key, so that fetchers with other trust never
+ * share snapshots.
+ */
+export function trustFingerprint(settings: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(settings)).digest('base64url')
 }

@@ -2,16 +2,17 @@ import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
 import { readProxySettings } from 'dsh-host'
-import { WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
-import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, ProviderCall } from 'dsh-web'
+import { MEMORY_STORE_ID, MemoryStateStore, SharedState, WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
+import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, LimitRule, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
 import { classifyBody, classifyContentType, essence } from './content-type.js'
-import { DocumentCache } from './document-cache.js'
+import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
 import { readBody } from './read-body.js'
 import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
 import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
+import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
 
 export const PROVIDER_ID = 'http'
 
@@ -35,9 +36,19 @@ export interface HttpFetcherOptions {
   userAgent?: string
   allowedDomains?: string[]
   blockedDomains?: string[]
-  /** Converted documents kept for paging: total bytes (default 50 MB) and lifetime (default 10 min). */
+  /**
+   * The seam's shared state (ctx.web.state), read at every fetch: where
+   * converted documents are kept and limits counted. Without it the fetcher
+   * keeps its own in-process store of `cacheMaxBytes` (default 50 MB).
+   */
+  state?: () => SharedState
   cacheMaxBytes?: number
+  /** How long a converted document is kept for paging and for other calls (default 10 min; 0 keeps none). */
   cacheTtlMs?: number
+  /** The limit of every site (registrable domain): requests per interval and concurrent requests, across every process on the state store. */
+  limitPerDomain?: LimitRule
+  /** Limits of named sites instead of `limitPerDomain`, by registrable domain (or address). */
+  limitPerDomainOverrides?: Record<string, LimitRule>
   /** Converted text longer than this is also written whole to an artifact file (default 200,000 characters). */
   artifactThreshold?: number
   /** Where artifacts go when the call has no session (default: the seam's temp folder, $TMPDIR/dsh-artifacts). */
@@ -87,30 +98,6 @@ export interface HttpFetcher extends FetchProvider {
 }
 
 export const DEFAULT_USER_AGENT = 'dsh-web-fetch-http/0.1 (+https://github.com/dsh-web; reads pages for an AI agent)'
-
-interface CachedDocument {
-  sizeBytes: number
-  text: string
-  metadata: DocumentMetadata
-  links: DocumentLink[]
-  warnings: string[]
-  extractor: string
-  /** The URL whose fetch made this snapshot; `redirects` are the hops from it to `finalUrl`. */
-  requestedUrl: string
-  finalUrl: string
-  redirects: FetchedDocument['provenance']['redirects']
-  address?: string
-  route: FetchedDocument['provenance']['route']
-  proxy?: string
-  checks: string[]
-  status: number
-  contentType?: string
-  charset?: string
-  bytesRead: number
-  sourceSha256: string
-  bodyTruncatedReason?: string
-  artifacts: Map<string, ArtifactRef>
-}
 
 const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
 const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
@@ -173,7 +160,20 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   const maxRedirects = positive(options.maxRedirects, 5, 'maxRedirects')
   const artifactThreshold = positive(options.artifactThreshold, 200_000, 'artifactThreshold')
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT
-  const cache = new DocumentCache<CachedDocument>(positive(options.cacheMaxBytes, 50 * 1024 * 1024, 'cacheMaxBytes'), positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'))
+  const ownMemory = options.state ? undefined : new MemoryStateStore(positive(options.cacheMaxBytes, 50 * 1024 * 1024, 'cacheMaxBytes'))
+  const ownState = ownMemory
+    ? new SharedState({ selected: () => ({ id: MEMORY_STORE_ID, store: ownMemory }), memory: ownMemory, timeoutMs: 1000, retryAfterFailureMs: 1000 })
+    : undefined
+  const state = options.state ?? (() => ownState!)
+  const cache = new DocumentCache(state, positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'), trustFingerprint([
+    options.privateHosts ?? [], options.resolve ?? {}, options.allowedDomains ?? [], options.blockedDomains ?? [],
+    options.maxBytes ?? null, options.maxRedirects ?? null, options.userAgent ?? null, options.maxElemsToParse ?? null,
+    options.proxy?.fakeIpRanges ?? [], options.proxy?.resolveLocally ?? true, options.ca === undefined ? null : (Array.isArray(options.ca) ? options.ca : [options.ca]).map(String),
+  ]))
+  const siteLimits = readSiteLimits(options.limitPerDomain, options.limitPerDomainOverrides)
+  const limited = hasSiteLimits(siteLimits)
+  // Artifacts are files of this machine: remembered here, never in the shared cache.
+  const artifacts = new Map<string, ArtifactRef>()
   const pool = new ExtractPool({ size: options.extractWorkers, parseTimeoutMs: options.extractTimeoutMs, recycleAfterJobs: options.recycleAfterJobs })
   const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
   // Built once here, not per connection: parsing the roots takes tens of milliseconds.
@@ -193,12 +193,15 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     return value
   }
 
-  async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal): Promise<CachedDocument> {
+  async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal, fetchedAt: string, limits?: FetchLimits): Promise<CachedDocument> {
     const proxyCredential = await readProxyCredential(signal)
     const response = await requestFollowingRedirects(
       url,
       policy,
-      { maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential, tunnelHttp: options.proxy?.tunnelHttp ?? true },
+      {
+        maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential, tunnelHttp: options.proxy?.tunnelHttp ?? true,
+        ...(limits ? { beforeRequest: (hop: URL) => limits.beforeRequest(hop) } : {}),
+      },
       signal,
       request.allowedDomains,
     )
@@ -217,6 +220,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       } catch (error) {
         throw transportError(error, response.url, signal)
       }
+      // The site's slot ends with its body, not with the extraction.
+      await limits?.close()
       // A PDF under no type or application/octet-stream is read; other binary is refused here (content-type.ts).
       const bodyKind = classifyBody(kind, body.bytes, contentTypeHeader, finalUrl)
       // Hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
@@ -230,8 +235,6 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       if (!text.trim()) warnings.push('The page has no readable text.')
       if (body.truncatedReason) warnings.push(body.truncatedReason)
       return {
-        // UTF-16 text plus a rough allowance for links and metadata
-        sizeBytes: text.length * 2 + 16 * 1024,
         text,
         metadata,
         links,
@@ -250,7 +253,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         bytesRead: body.wireBytes,
         sourceSha256: output.sha256,
         bodyTruncatedReason: body.truncatedReason,
-        artifacts: new Map(),
+        fetchedAt,
       }
     } finally {
       discard(response.body)
@@ -268,8 +271,10 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     const url = policy.parse(request.url, request.allowedDomains)
     const signal = call.signal ?? new AbortController().signal
     if (signal.aborted) throw abortError(signal, `Fetching ${redactUrl(url)}`)
-    const keyOf = (href: string) => `${format}|${extract}|${request.allowPartial === true}|${(request.allowedDomains ?? []).join(',')}|${href}`
-    let document = cache.get(keyOf(url.href))
+    const variant: DocumentVariant = { format, extract, allowPartial: request.allowPartial === true, ...(request.allowedDomains ? { allowedDomains: request.allowedDomains } : {}) }
+    // What the state store could not do, said in the result's warnings.
+    const notes: string[] = []
+    let document = await cache.get(url.href, variant, notes)
     const cacheHit = document !== undefined
     if (!document) {
       const controller = new AbortController()
@@ -279,8 +284,12 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         () => controller.abort(new WebError('WEB_TIMEOUT', `Fetching ${redactUrl(url)} took longer than its deadline of ${timeoutMs} ms.`, { details: { url: redactUrl(url), limit: timeoutMs } })),
         timeoutMs,
       )
+      // The limits wait within this fetch's deadline, and say when to retry rather than time out.
+      const limits = limited
+        ? new FetchLimits(state(), siteLimits, { signal: controller.signal, deadline: Math.min(call.deadline ?? Infinity, Date.now() + timeoutMs) }, timeoutMs + (options.extractTimeoutMs ?? 15_000), notes)
+        : undefined
       try {
-        document = await download(url, request, format, extract, controller.signal)
+        document = await download(url, request, format, extract, controller.signal, fetchedAt, limits)
       } catch (error) {
         if (controller.signal.aborted && !WebError.is(error)) throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
         if (controller.signal.aborted && WebError.is(error) && error.code === 'WEB_FETCH_FAILED') throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
@@ -288,17 +297,18 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       } finally {
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
+        await limits?.close()
       }
-      // One snapshot under both URLs: it counts once against the budget and leaves under both.
-      cache.set([keyOf(url.href), keyOf(document.finalUrl)], document)
+      // One snapshot under both URLs: in memory it counts once against the budget and leaves under both.
+      await cache.set([url.href, document.finalUrl], variant, document, notes)
     }
     // A hit through the final URL followed no redirect; one through the URL that made the snapshot, the same hops again.
     const redirects = url.href === document.requestedUrl ? document.redirects : []
     const page = slicePage(document.text, window)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
-      const where = call.session?.id ?? options.artifactDir ?? ''
-      artifact = document.artifacts.get(where)
+      const where = `${document.sourceSha256}|${format}|${extract}|${call.session?.id ?? options.artifactDir ?? ''}`
+      artifact = artifacts.get(where)
       if (!artifact) {
         // The seam's writer: the session's artifacts/ folder, else artifactDir, else a temp folder.
         artifact = await writeWebArtifact(document.text, {
@@ -307,10 +317,10 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
           stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
           extension: EXTENSIONS[format],
         })
-        document.artifacts.set(where, artifact)
+        rememberArtifact(artifacts, where, artifact)
       }
     }
-    const warnings = [...document.warnings]
+    const warnings = [...document.warnings, ...notes]
     let truncatedReason: string | undefined
     if (document.bodyTruncatedReason) truncatedReason = document.bodyTruncatedReason
     else if (page.truncated) {
@@ -347,7 +357,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         extractor: document.extractor,
         cacheHit,
         sourceSha256: document.sourceSha256,
-        fetchedAt,
+        // A hit reports when the site was fetched, by whichever process fetched it.
+        fetchedAt: document.fetchedAt ?? fetchedAt,
       },
       warnings,
     }
@@ -381,8 +392,17 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     },
     fetch: fetchDocument,
     async close() {
-      cache.clear()
+      ownMemory?.clear()
+      artifacts.clear()
       await pool.close()
     },
   }
+}
+
+/** Artifacts remembered at most; the oldest is forgotten first (a later call writes it again). */
+const MAX_REMEMBERED_ARTIFACTS = 256
+
+function rememberArtifact(artifacts: Map<string, ArtifactRef>, key: string, artifact: ArtifactRef) {
+  artifacts.set(key, artifact)
+  if (artifacts.size > MAX_REMEMBERED_ARTIFACTS) artifacts.delete(artifacts.keys().next().value!)
 }

@@ -1,5 +1,5 @@
 import { type Context, Schema } from 'cordis'
-import { resolveCredential } from 'dsh-web'
+import { type LimitRule, LimitRuleSchema, resolveCredential } from 'dsh-web'
 import { type HttpFetcherOptions, type ProxyOptions, createHttpFetcher } from './http-fetcher.js'
 
 export const name = 'dsh-web-fetch-http'
@@ -14,8 +14,9 @@ export interface Config {
   timeoutMs: number
   maxRedirects: number
   userAgent?: string
-  cacheMaxBytes: number
   cacheTtlMs: number
+  limitPerDomain: LimitRule
+  limitPerDomainOverrides: Record<string, LimitRule>
   artifactThreshold: number
   extractTimeoutMs: number
   extractWorkers?: number
@@ -36,8 +37,9 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   timeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of a whole fetch: connection, redirects and body.'),
   maxRedirects: Schema.natural().max(20).default(5).description('Redirects followed at most; each hop is vetted again.'),
   userAgent: Schema.string().description('User-Agent header sent with every request.'),
-  cacheMaxBytes: Schema.natural().default(50 * 1024 * 1024).description('Memory for converted documents kept for paging (0 turns the cache off).'),
-  cacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a converted document is kept for paging.'),
+  cacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a converted document is kept for paging and answers other calls, in the web row\'s stateStore (0 keeps none).'),
+  limitPerDomain: LimitRuleSchema.description('The limit of every site (registrable domain, e.g. example.co.uk): requests per interval and requests at once, counted across every process on the web row\'s stateStore. A fetch over it waits within its deadline, or ends with WEB_RATE_LIMITED.'),
+  limitPerDomainOverrides: Schema.dict(LimitRuleSchema).default({}).description('Limits of named sites instead of limitPerDomain, by registrable domain or address, e.g. { "example.com": { requests: 1, intervalSeconds: 1 } }.'),
   artifactThreshold: Schema.natural().default(200_000).description('Converted text longer than this many characters is also written whole to an artifact file.'),
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),
   extractWorkers: Schema.natural().min(1).max(16).description('Extraction worker threads (default: cores − 1, 1 to 4).'),
@@ -59,11 +61,13 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 export function apply(ctx: Context, config: Config) {
   const options: HttpFetcherOptions = {
     ...config,
+    // The seam's state at every fetch, through this plugin's own ctx.web.
+    state: () => ctx.web.state,
     resolveCredential: async (ref, signal) => (await resolveCredential(ctx, { providerId: 'http', ref, signal })).value,
   }
   const fetcher = createHttpFetcher(options)
   ctx.web.registerFetchProvider(fetcher)
-  // Workers end and the cache empties with the plugin.
+  // Workers end with the plugin.
   ctx.effect(() => () => void fetcher.close())
 }
 

@@ -22,6 +22,8 @@ export interface TransportOptions {
   proxyCredential?: string
   /** http targets through a CONNECT tunnel (default) or, when false, as absolute-form requests the proxy forwards. */
   tunnelHttp: boolean
+  /** Runs before each hop's request, once the hop is vetted (the limits of its site); its error ends the fetch. */
+  beforeRequest?: (url: URL) => Promise<void>
 }
 
 /** The last hop's response, its body not yet read. */
@@ -131,6 +133,7 @@ export async function requestFollowingRedirects(
     const close = () => void agent.destroy().catch(() => {})
     let response: Awaited<ReturnType<typeof request>>
     try {
+      await options.beforeRequest?.(url)
       response = await request(url, {
         method: 'GET',
         dispatcher: agent,

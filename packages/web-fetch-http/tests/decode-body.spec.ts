@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { charsetFromMeta, decodeBody } from '../src/decode-body.js'
-import { DocumentCache } from '../src/document-cache.js'
 
 const bytes = (...values: number[]) => Uint8Array.from(values)
 const ascii = (text: string) => Buffer.from(text, 'latin1')
@@ -44,41 +43,5 @@ describe('charset decoding as a browser finds it', () => {
     const result = decodeBody(Buffer.from('<meta charset="utf-16"><p>ok é</p>'), undefined, true)
     assert.equal(result.charset, 'utf-8')
     assert.match(result.text, /ok é/)
-  })
-})
-
-describe('document cache', () => {
-  it('is bounded by bytes, least recently used first, and by time', () => {
-    let now = 0
-    const cache = new DocumentCache<{ sizeBytes: number; name: string }>(100, 1000, () => now)
-    cache.set('a', { sizeBytes: 40, name: 'a' })
-    cache.set('b', { sizeBytes: 40, name: 'b' })
-    assert.equal(cache.get('a')?.name, 'a')
-    cache.set('c', { sizeBytes: 40, name: 'c' })
-    assert.equal(cache.get('b'), undefined, 'b was the least recently used')
-    assert.equal(cache.get('a')?.name, 'a')
-    cache.set('huge', { sizeBytes: 101, name: 'huge' })
-    assert.equal(cache.get('huge'), undefined, 'an entry larger than the cache is not kept')
-    now = 1000
-    assert.equal(cache.get('a'), undefined, 'expired')
-    assert.equal(cache.size, 1)
-  })
-
-  it('counts an entry under two keys once, keeps both keys on a hit through either, and evicts them together', () => {
-    const cache = new DocumentCache<{ sizeBytes: number; name: string }>(100, 1000, () => 0)
-    cache.set(['requested', 'final'], { sizeBytes: 40, name: 'redirected' })
-    cache.set('b', { sizeBytes: 40, name: 'b' })
-    assert.equal(cache.size, 2, 'a budget of 100 holds 40 + 40 (the two keys were counted as 80)')
-    assert.equal(cache.get('requested')?.name, 'redirected')
-    assert.equal(cache.get('b')?.name, 'b')
-    cache.set('c', { sizeBytes: 40, name: 'c' })
-    assert.equal(cache.get('final'), undefined, 'the least recently used entry left under its final key...')
-    assert.equal(cache.get('requested'), undefined, '...and under its requested key')
-    assert.deepEqual([cache.get('b')?.name, cache.get('c')?.name, cache.size], ['b', 'c', 2])
-    // A key taken over by a new entry stops naming the old one; an entry left with no key goes.
-    cache.set(['b', 'c'], { sizeBytes: 10, name: 'both' })
-    assert.deepEqual([cache.get('b')?.name, cache.get('c')?.name, cache.size], ['both', 'both', 1])
-    cache.set('d', { sizeBytes: 90, name: 'd' })
-    assert.equal(cache.get('d')?.name, 'd', '10 + 90 fit: the replaced entries no longer count')
   })
 })

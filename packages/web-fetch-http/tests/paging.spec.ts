@@ -161,8 +161,9 @@ describe('paging, cache and artifacts', () => {
 })
 
 describe('cache keyed by the requested and the final URL', () => {
-  // 1,000 characters of text each: a snapshot's sizeBytes is 2 × 1,000 + 16 KiB.
-  const SNAPSHOT_BYTES = 1_000 * 2 + 16 * 1024
+  // 10,000 characters of text each: a snapshot takes 2 bytes a character of its stored form
+  // (the text and under 2,000 characters of provenance) and 256 a key, so 20 to 25 KB.
+  const BUDGET_FOR_TWO = 50_000
   let server: TestServer
   before(async () => {
     server = await startServer((request, response) => {
@@ -172,7 +173,7 @@ describe('cache keyed by the requested and the final URL', () => {
         return response.end()
       }
       response.setHeader('content-type', 'text/plain; charset=utf-8')
-      response.end(path.padEnd(1_000, '.'))
+      response.end(path.padEnd(10_000, '.'))
     })
   })
   after(() => server.close())
@@ -207,11 +208,11 @@ describe('cache keyed by the requested and the final URL', () => {
 
   it('a snapshot stored under two keys counts once against the byte budget and is evicted as one (it counted twice and evicted a document that fit)', async () => {
     // Room for two snapshots, not three.
-    const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], cacheMaxBytes: 2 * SNAPSHOT_BYTES + 100 })
+    const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], cacheMaxBytes: BUDGET_FOR_TWO })
     try {
       server.hits.length = 0
       const redirected = await fetcher.fetch({ url: `${server.origin}/from-b`, format: 'text' }, { signal: signal() })
-      assert.equal(redirected.totalChars, 1_000)
+      assert.equal(redirected.totalChars, 10_000)
       await fetcher.fetch({ url: `${server.origin}/c`, format: 'text' }, { signal: signal() })
       assert.deepEqual(server.hits, ['/from-b', '/to-b', '/c'])
       for (const path of ['/from-b', '/to-b', '/c']) {

@@ -11,6 +11,7 @@ export const WEB_ERROR_MESSAGES = {
   WEB_PROVIDER_CREDENTIAL_MISSING: 'The web provider has no credential configured.',
   WEB_PROVIDER_AUTH_FAILED: 'The web provider refused the credential.',
   WEB_PROVIDER_RATE_LIMITED: 'The web provider is rate limiting requests; try again later.',
+  WEB_RATE_LIMITED: 'The request is over a limit this deployment sets; try again after the time given.',
   WEB_PROVIDER_QUOTA_EXHAUSTED: 'The web provider account has no quota or balance left.',
   WEB_PROVIDER_ERROR: 'The web provider failed to answer.',
   WEB_PROVIDER_BAD_RESPONSE: 'The web provider answered with something that is not its documented format.',
@@ -66,6 +67,7 @@ const brand = Symbol.for('dsh-web.WebError')
 
 const RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set([
   'WEB_PROVIDER_RATE_LIMITED',
+  'WEB_RATE_LIMITED',
   'WEB_PROVIDER_ERROR',
   'WEB_TIMEOUT',
 ])

@@ -5,9 +5,22 @@ export const name = 'dsh-web'
 
 export type Config = WebConfig
 
+/** A limit: requests per interval, concurrent calls, or both (0: none). */
+export const LimitRuleSchema = Schema.object({
+  requests: Schema.natural().default(0).description('Requests per interval at most (0: no limit).'),
+  intervalSeconds: Schema.natural().min(1).default(1).description('The interval of `requests`, in whole seconds.'),
+  concurrency: Schema.natural().default(0).description('Calls running at once at most (0: no limit).'),
+})
+
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   searchProvider: Schema.string().default('deepseek-official').description('Id of the search provider every search goes to.'),
   fetchProvider: Schema.string().default('http').description('Id of the fetch provider every fetch goes to.'),
+  stateStore: Schema.string().default('memory').description('Id of the state store the fetch and search cache and the limits use: memory (this process) or a registered store such as redis (the dsh-cache-redis row), shared by every process on it.'),
+  stateTimeoutMs: Schema.natural().role('ms').min(1).default(250).description('A state store answer slower than this counts as a failure: the call goes on without the cache, and counts its limits in this process, and says so.'),
+  stateRetryMs: Schema.natural().role('ms').min(1).default(2000).description('After a failure the state store is skipped for this long before it is asked again.'),
+  memoryMaxBytes: Schema.natural().default(50 * 1024 * 1024).description('Memory for the in-process store\'s cache (fetched documents and search results; 0 keeps nothing).'),
+  searchCacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a search result (by provider, query and filters) is kept and answered from the cache (0: never cached).'),
+  searchLimits: Schema.dict(LimitRuleSchema).default({}).description('Limits per search provider id, e.g. { brave: { requests: 1, intervalSeconds: 1 } }: one API key per provider, across every process on the state store.'),
 })
 
 export function apply(ctx: Context, config: Config) {
@@ -24,5 +37,8 @@ export { WebService }
 export * from './errors.js'
 export * from './types.js'
 export * from './credential.js'
+export type { Admission, LimitRule, RateRule, SlotAdmission, StateStore } from './state-store.js'
+export { MEMORY_STORE_ID, MemoryStateStore } from './memory-store.js'
+export { type LimitRequest, type Release, SharedState, type SharedStateOptions, type StateCall, type StateStatus, stateKey } from './shared-state.js'
 export { routeFor } from './route.js'
 export { writeWebArtifact } from './artifact.js'

@@ -108,6 +108,10 @@ export interface SearchResult {
   usage?: SearchUsage
   /** Partial results, ignored filters and other things the caller must know. */
   warnings: string[]
+  /** True when the seam answered from its cache (the web row's searchCacheTtlMs) instead of asking the provider. */
+  cacheHit?: boolean
+  /** When the provider answered (ISO 8601), set by the seam. */
+  searchedAt?: string
 }
 
 export interface SearchProvider {
@@ -186,9 +190,11 @@ export interface FetchProvenance {
   bytesRead: number
   durationMs: number
   extractor: string
+  /** True when the document came from the cache (this process's, or the state store every process shares) instead of the site. */
   cacheHit: boolean
   /** SHA-256 of the body bytes the text was made from. */
   sourceSha256?: string
+  /** When the site was fetched (for a cache hit, by the call that filled the cache). */
   fetchedAt: string
 }
 

@@ -1,25 +1,67 @@
 import { type Context, Service } from 'cordis'
 import { WebError } from './errors.js'
+import { MEMORY_STORE_ID, MemoryStateStore } from './memory-store.js'
+import { fromSearchCache, searchCacheKey } from './search-cache.js'
+import { SharedState } from './shared-state.js'
+import type { LimitRule, StateStore } from './state-store.js'
 import type { FetchedDocument, FetchProvider, FetchRequest, ProviderCall, SearchProvider, SearchRequest, SearchResult } from './types.js'
 
 export interface WebConfig {
   searchProvider: string
   fetchProvider: string
+  /** Id of the state store the cache and limits use: `memory` (this process) or a registered one such as `redis`. */
+  stateStore: string
+  /** A state store answer slower than this counts as a failure. */
+  stateTimeoutMs: number
+  /** A state store that failed is skipped for this long. */
+  stateRetryMs: number
+  /** Bytes of the in-process store's cache. */
+  memoryMaxBytes: number
+  /** How long a search result is kept (0: searches are not cached). */
+  searchCacheTtlMs: number
+  /** Limits per search provider id (one API key per provider in a deployment). */
+  searchLimits: Record<string, LimitRule>
 }
 
-type Kind = 'search' | 'fetch'
+type Kind = 'search' | 'fetch' | 'state'
+
+/** How long a search may hold a slot of its provider when it has no deadline (a process that died frees it then). */
+const SEARCH_LEASE_MS = 120_000
 
 /**
- * The seam: registries of search and fetch providers, and selection by the
- * explicit id in this row's config at every call.
+ * The seam: registries of search and fetch providers and of state stores,
+ * each selected by the explicit id in this row's config at every call; the
+ * shared state (`state`) every provider caches and limits through; the
+ * search cache and the limits per search provider, at dispatch.
  */
 export class WebService extends Service<WebConfig> {
   private readonly searchProviders = new Map<string, SearchProvider>()
   private readonly fetchProviders = new Map<string, FetchProvider>()
+  private readonly stateStores = new Map<string, StateStore>()
+  /** The cache and limits, through the store named by `stateStore`. */
+  readonly state: SharedState
 
   constructor(ctx: Context, config: WebConfig) {
     super(ctx, 'web', true)
     this.config = config
+    const memory = new MemoryStateStore(config.memoryMaxBytes)
+    this.stateStores.set(MEMORY_STORE_ID, memory)
+    this.state = new SharedState({
+      selected: () => ({ id: this.config.stateStore, store: this.stateStores.get(this.config.stateStore) }),
+      memory,
+      timeoutMs: config.stateTimeoutMs,
+      retryAfterFailureMs: config.stateRetryMs,
+    })
+    ctx.effect(() => () => memory.clear())
+  }
+
+  /** Registers a state store for as long as the calling plugin lives; the web row's `stateStore` selects it by id. */
+  registerStateStore(store: StateStore): () => void {
+    return this.register('state', this.stateStores, store)
+  }
+
+  listStateStores(): string[] {
+    return [...this.stateStores.keys()]
   }
 
   /** Registers a search provider for as long as the calling plugin lives. */
@@ -46,9 +88,48 @@ export class WebService extends Service<WebConfig> {
     return this.select('fetch', this.fetchProviders, this.config.fetchProvider)
   }
 
-  /** Searches with the configured provider; selection errors reject like any other. */
+  /**
+   * Searches with the configured provider; selection errors reject like any
+   * other. A result kept within `searchCacheTtlMs` answers without the
+   * provider; otherwise the provider's limit (`searchLimits`) is passed first.
+   * What the state store could not do is said in the result's warnings.
+   */
   async search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
-    return this.searchProvider().search(request, call)
+    const provider = this.searchProvider()
+    const notes: string[] = []
+    const ttlMs = this.config.searchCacheTtlMs
+    const key = ttlMs > 0 ? searchCacheKey(provider.id, request) : undefined
+    if (key) {
+      const stored = await this.state.read(key, notes)
+      const hit = stored === undefined ? undefined : fromSearchCache(stored, provider.id)
+      if (hit) return withNotes(hit, notes)
+    }
+    const rule = this.config.searchLimits[provider.id]
+    const release = rule
+      ? await this.state.acquire(
+          {
+            bucket: `search:${provider.id}`,
+            rule,
+            subject: `the search provider ${provider.id}`,
+            what: `The search ${JSON.stringify(request.query.slice(0, 80))}`,
+            setting: `searchLimits.${provider.id} in the web row`,
+            leaseMs: call.deadline ? Math.max(1000, call.deadline - Date.now()) : SEARCH_LEASE_MS,
+          },
+          call,
+          notes,
+        )
+      : undefined
+    let result: SearchResult
+    try {
+      result = await provider.search(request, call)
+    } finally {
+      await release?.()
+    }
+    if (key) {
+      result = { ...result, searchedAt: new Date().toISOString() }
+      await this.state.write([key], JSON.stringify(result), ttlMs, notes)
+    }
+    return withNotes(result, notes)
   }
 
   /** Fetches with the configured provider; selection errors reject like any other. */
@@ -58,13 +139,13 @@ export class WebService extends Service<WebConfig> {
 
   private register<P extends { id: string }>(kind: Kind, registry: Map<string, P>, provider: P): () => void {
     if (!provider || typeof provider.id !== 'string' || !provider.id) {
-      throw new WebError('INVALID_ARGUMENT', `A ${kind} provider needs a non-empty string id.`)
+      throw new WebError('INVALID_ARGUMENT', `A ${label(kind)} needs a non-empty string id.`)
     }
     // Checked before the effect so that the duplicate's plugin fails, not the holder's.
     if (registry.has(provider.id)) {
       throw new WebError(
         'INVALID_ARGUMENT',
-        `A ${kind} provider with id "${provider.id}" is already registered; ids must be unique.`,
+        `A ${label(kind)} with id "${provider.id}" is already registered; ids must be unique.`,
         { details: { providerId: provider.id } },
       )
     }
@@ -105,3 +186,9 @@ export class WebService extends Service<WebConfig> {
     return provider
   }
 }
+
+function withNotes(result: SearchResult, notes: string[]): SearchResult {
+  return notes.length ? { ...result, warnings: [...(result.warnings ?? []), ...notes] } : result
+}
+
+const label = (kind: Kind) => (kind === 'state' ? 'state store' : `${kind} provider`)

@@ -13,6 +13,7 @@ describe('WebError', () => {
     WEB_PROVIDER_CREDENTIAL_MISSING: 'The web provider has no credential configured.',
     WEB_PROVIDER_AUTH_FAILED: 'The web provider refused the credential.',
     WEB_PROVIDER_RATE_LIMITED: 'The web provider is rate limiting requests; try again later.',
+    WEB_RATE_LIMITED: 'The request is over a limit this deployment sets; try again after the time given.',
     WEB_PROVIDER_QUOTA_EXHAUSTED: 'The web provider account has no quota or balance left.',
     WEB_PROVIDER_ERROR: 'The web provider failed to answer.',
     WEB_PROVIDER_BAD_RESPONSE: 'The web provider answered with something that is not its documented format.',
@@ -49,6 +50,7 @@ describe('WebError', () => {
   it('takes retryable from the HTTP status class when there is one, else from the code', () => {
     const cases: Array<[WebErrorCode, number | undefined, boolean]> = [
       ['WEB_PROVIDER_RATE_LIMITED', undefined, true],
+      ['WEB_RATE_LIMITED', undefined, true],
       ['WEB_TIMEOUT', undefined, true],
       ['WEB_PROVIDER_ERROR', undefined, true],
       ['WEB_FETCH_FAILED', undefined, false],

@@ -5,6 +5,7 @@ import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import { defaultHome } from '../home.js'
 import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, toolChecks, type WebLike, webChecks } from './doctor-checks.js'
+import { stateStoreChecks } from './doctor-cache.js'
 import { homeChecks, nodeCheck, proxyCheck } from './doctor-environment.js'
 import { findConfigDir, type GlobalOptions, type Output } from './commands.js'
 import { escapeForTerminal } from './terminal.js'
@@ -30,6 +31,7 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
       const rows = providerRows(composition, web)
       checks.push(...compositionChecks(composition))
       checks.push(...webChecks(composition, web))
+      checks.push(...(await stateStoreChecks(composition.ctx.get('web') as Parameters<typeof stateStoreChecks>[0])))
       checks.push(...(await credentialChecks(rows, composition.ctx.get('credentials') as CredentialsService | undefined)))
       checks.push(...(await baseURLChecks(rows)))
     }

@@ -1,0 +1,46 @@
+/**
+ * What backs the seam's cache and limits. The seam registers an in-process
+ * store (`memory`) itself; a plugin such as dsh-cache-redis registers one
+ * every process shares. The web row's `stateStore` names the one in use.
+ *
+ * A store holds what a call returned to the model anyway (a converted page,
+ * a search result) and counters; never a key, a header or a credential.
+ * Its methods reject when the store cannot answer: the seam then runs the
+ * call without it and says so (shared-state.ts), so a store never has to
+ * hide its own failures.
+ */
+export interface StateStore {
+  readonly id: string
+  /** Where the state lives, for notes and `dsh doctor` (e.g. `redis://10.0.0.7:6379/0`); never a password. */
+  describe(): string
+  /** Resolves when the store answers. */
+  ping(): Promise<void>
+  /** The value stored under the key, or undefined. */
+  read(key: string): Promise<string | undefined>
+  /** Stores one value under every key for `ttlMs` (each key stops naming what it named before). */
+  write(keys: string[], value: string, ttlMs: number): Promise<void>
+  /** Counts one request against `rule` for the bucket: admitted, or how long until the next one is. */
+  consume(bucket: string, rule: RateRule): Promise<Admission>
+  /**
+   * Takes one of `max` slots of the bucket, held until released or until
+   * `leaseMs` passes (so a process that dies does not hold it for ever).
+   */
+  enter(bucket: string, max: number, leaseMs: number): Promise<SlotAdmission>
+}
+
+/** `requests` per `intervalSeconds` (a fixed window, as rate-limiter-flexible counts). */
+export interface RateRule {
+  requests: number
+  intervalSeconds: number
+}
+
+export type Admission = { admitted: true } | { admitted: false; retryAfterMs: number }
+
+export type SlotAdmission = { admitted: true; release(): Promise<void> } | { admitted: false; retryAfterMs: number }
+
+/** A limit: requests per interval, concurrent calls, or both; 0 or absent is no limit. */
+export interface LimitRule {
+  requests?: number
+  intervalSeconds?: number
+  concurrency?: number
+}
