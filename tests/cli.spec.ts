@@ -81,7 +81,7 @@ describe('dsh CLI', () => {
     const unknown = await dsh(['frobnicate'], { home })
     assert.equal(unknown.code, 2)
     assert.equal(unknown.stdout, '')
-    assert.match(unknown.stderr, /Unknown command "frobnicate"/)
+    assert.match(unknown.stderr, /unknown command 'frobnicate'/)
     const badOverlay = join(home, 'bad.cordis.yml')
     await writeFile(badOverlay, '- id: web\n  config: { nope: 1 }\n')
     const bad = await dsh(['compose', '--json', '--config', badOverlay], { home })
