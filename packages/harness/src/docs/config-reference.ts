@@ -125,7 +125,7 @@ function environmentSection(): string[] {
   }
   rows.push(
     ['`DEEPSEEK_API_KEY`, `OPENAI_API_KEY`, `BRAVE_API_KEY`', 'The keys the providers\' rows name by default (`apiKeyEnv`); read at every search, from the environment or `dsh credentials set NAME`. SearXNG reads the credential its row names in `authEnv`, if any.'],
-    ['`OPENAI_BASE_URL`', 'Not read: the OpenAI search provider takes `OPENAI_SEARCH_BASE_URL` (or `baseURL` in its row), so that a base URL meant for another OpenAI client never redirects searches. `dsh doctor` warns when it is set and the other is not.'],
+    ['`OPENAI_BASE_URL`', 'Not read: the OpenAI search provider takes `OPENAI_SEARCH_BASE_URL` (or `baseURL` in its row), so that a base URL meant for another OpenAI client never redirects searches. `dsh doctor` warns when it is set.'],
   )
   return ['## Environment variables', '', '| variable | what it sets |', '|---|---|', ...rows.map(([name, what]) => `| ${name} | ${cell(what)} |`), '']
 }
