@@ -131,10 +131,9 @@ export async function runCall(options: GlobalOptions, tool: string, inputText: s
  * stderr (with --json the outcome is the one document either way). Exit 1 when
  * the tool failed.
  */
-export async function invokeTool(composition: Composition, options: GlobalOptions, tool: string, input: unknown, io: Output, describe = 'dsh compose'): Promise<number> {
+export async function invokeTool(composition: Composition, options: GlobalOptions, tool: string, input: unknown, io: Output): Promise<number> {
   const tools = service<ToolsService>(composition, 'tools')
   const sessions = service<SessionService>(composition, 'session')
-  if (!tools.has(tool) && !tools.list().length) throw new Error(`This composition registers no tools, so it has no ${tool}; check its rows with ${describe}.`)
   const session = options.session ? await sessions.open(options.session, { create: true }) : await sessions.create()
   const controller = new AbortController()
   const onSignal = () => controller.abort(new Error('Interrupted'))

@@ -42,7 +42,6 @@ async function bootToServe(options: GlobalOptions, io: Output) {
 
 // The MCP SDK (and zod with it) is loaded by the commands that serve, not by every dsh command.
 export async function runMcp(options: GlobalOptions, io: Output, flags: McpFlags = {}): Promise<number> {
-  if (options.json) throw new UsageError('dsh mcp speaks MCP on stdout (or over HTTP with --http); --json goes with other commands.')
   if (flags.http !== undefined) return runMcpHttp(options, io, flags)
   const given = HTTP_ONLY.find(([key]) => flags[key] !== undefined && flags[key] !== false && !(Array.isArray(flags[key]) && !(flags[key] as unknown[]).length))
   if (given) throw new UsageError(`${given[1]} goes with dsh mcp --http [HOST:]PORT.`)

@@ -12,7 +12,7 @@ export interface FetchFlags {
 async function invokeInPreset(options: GlobalOptions, defaultPreset: string, tool: string, input: Record<string, unknown>, io: Output): Promise<number> {
   const composition = await boot(options, io, { defaultPreset })
   try {
-    return await invokeTool(composition, options, tool, input, io, `dsh compose --preset ${options.preset ?? defaultPreset}`)
+    return await invokeTool(composition, options, tool, input, io)
   } finally {
     await composition.dispose()
   }
