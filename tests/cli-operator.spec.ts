@@ -2,7 +2,9 @@
 // which row, usage has help and suggestions, --json is always one document,
 // operator flags on every command that boots, retries said on stderr.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { readFile, rm, writeFile } from 'node:fs/promises'
+import { promisify } from 'node:util'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -138,6 +140,22 @@ describe('dsh usage: help, version, suggestions, exit codes, one JSON document',
     }
     const fetchHelp = await dsh(['fetch', '--help'], { home })
     for (const flag of ['--private-host', '--resolve', '--allow-failed-rows', '--json']) assert.ok(fetchHelp.stdout.includes(flag), flag)
+  })
+
+  it('loads what each command uses: dsh tools --json --preset ptc loads neither the MCP SDK nor QuickJS nor acorn; dsh --version not even Cordis', async () => {
+    const loaded = async (args: string[]) => {
+      const file = join(home, `modules-${args.join('-')}.txt`)
+      await promisify(execFile)(process.execPath, ['--import', join(ROOT, 'tests/support/loaded-modules.mjs'), CLI, ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, DSH_TEST_MODULES_FILE: file },
+      })
+      return (await readFile(file, 'utf8')).split('\n')
+    }
+    const tools = await loaded(['tools', '--json', '--preset', 'ptc'])
+    assert.ok(tools.some((url) => url.includes('/cordis')), 'the composition was booted')
+    for (const heavy of ['@modelcontextprotocol', 'quickjs-emscripten', '/acorn', '/zod']) assert.ok(!tools.some((url) => url.includes(heavy)), `dsh tools loaded ${heavy}`)
+    const version = await loaded(['--version'])
+    for (const heavy of ['/cordis', '/yaml', '/ajv', '/undici']) assert.ok(!version.some((url) => url.includes(heavy)), `dsh --version loaded ${heavy}`)
   })
 
   it('a misspelled command or flag exits 2 with a suggestion; with --json the error is the document', async () => {
