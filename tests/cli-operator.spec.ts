@@ -109,6 +109,9 @@ describe('dsh fails loudly and early on a row that does not start', () => {
   it('dsh mcp never serves a tool whose provider id no row registers, even when every row is up', async () => {
     const overlay = join(home, 'no-such-fetcher.cordis.yml')
     await writeFile(overlay, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: nope }\n')
+    const listed = JSON.parse((await dsh(['tools', '--json', '--preset', 'standard', '--config', overlay], { home })).stdout)
+    assert.equal(listed.tools.find((tool: any) => tool.name === 'web_fetch').unavailable, 'its fetch provider "nope" is not registered')
+    assert.equal(listed.tools.find((tool: any) => tool.name === 'web_search').unavailable, undefined)
     const client = await mcpClient(['--preset', 'standard', '--config', overlay], home)
     try {
       assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['web_search'])

@@ -15,6 +15,7 @@ import { startProgress } from './progress.js'
 import { retryNotice } from './retry-notice.js'
 import type { ToolInfo, ToolOutcome } from 'dsh-host'
 import { failedRowLines } from './row-failures.js'
+import { toolsWithoutProvider } from './tool-providers.js'
 
 export { UsageError }
 
@@ -98,9 +99,12 @@ export async function runTools(options: GlobalOptions, io: Output): Promise<numb
     const tools = composition.ctx.get('tools') ? service<ToolsService>(composition, 'tools').roster() : []
     // What the network policy does to each tool, when it does anything (deny, an allowlist).
     const network = composition.ctx.get('network') as { effectOn?(tool: ToolInfo): string | undefined } | undefined
+    // And a tool whose provider is missing (dsh mcp does not serve it).
+    const missing = toolsWithoutProvider(composition)
     const listed = tools.map((tool) => {
       const effect = network?.effectOn?.(tool)
-      return effect ? { ...tool, networkPolicy: effect } : tool
+      const unavailable = missing.get(tool.name)
+      return { ...tool, ...(effect ? { networkPolicy: effect } : {}), ...(unavailable ? { unavailable } : {}) }
     })
     io.out(options.json ? json({ preset: options.preset ?? null, tools: listed }) : renderTools(listed))
     return 0

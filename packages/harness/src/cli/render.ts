@@ -38,7 +38,7 @@ function renderProxy(proxy: NonNullable<RowState['proxy']>, indent: string): str
   return `${indent}proxy: ${one('http', proxy.http)}, ${one('https', proxy.https)}${noProxy}`
 }
 
-export function renderTools(tools: Array<ToolInfo & { networkPolicy?: string }>): string {
+export function renderTools(tools: Array<ToolInfo & { networkPolicy?: string; unavailable?: string }>): string {
   if (!tools.length) return 'This composition exposes no tools.'
   return escapeForTerminal(tools
     .map((tool) => {
@@ -48,7 +48,7 @@ export function renderTools(tools: Array<ToolInfo & { networkPolicy?: string }>)
         const type = (schema as { type?: unknown }).type ?? 'any'
         return `    ${name}${required.has(name) ? '' : '?'}: ${Array.isArray(type) ? type.join(' | ') : String(type)}${(schema as { description?: string }).description ? `  ${(schema as { description?: string }).description}` : ''}`
       })
-      const policy = tool.networkPolicy ? [`  network policy: ${tool.networkPolicy}`] : []
+      const policy = [...(tool.unavailable ? [`  not available: ${tool.unavailable} (dsh mcp does not serve it)`] : []), ...(tool.networkPolicy ? [`  network policy: ${tool.networkPolicy}`] : [])]
       return [`${tool.name}${tool.effects.length ? `  [${tool.effects.join(', ')}]` : ''}`, ...policy, `  ${tool.description.split('\n').join('\n  ')}`, ...args].join('\n')
     })
     .join('\n\n'))
