@@ -23,6 +23,13 @@ describe('docs kept true by the code', () => {
     assert.equal(committed, stdout, 'docs/tools.md is stale: run `npx -y pnpm@12.4.2 docs:tools`')
   })
 
+  it('docs/config.md is what `pnpm docs:config` generates from every shipped row\'s schema', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'docs', 'config', '--examples', 'docs'], { cwd: ROOT, env: { ...process.env, DSH_HOME: '' } })
+    const committed = await readFile(join(ROOT, 'docs/config.md'), 'utf8')
+    assert.equal(committed, stdout, 'docs/config.md is stale: run `npx -y pnpm@12.4.2 docs:config`')
+    for (const key of ['`privateHosts`', '`proxy.url`', '`apiKeyEnv`', '## dsh-web-search-brave', '## dsh-cache-redis', '`OPENAI_SEARCH_BASE_URL`', '`OPENAI_BASE_URL`']) assert.ok(committed.includes(key), key)
+  })
+
   it('docs/events.md documents every session event type the packages write', async () => {
     const events = await readFile(join(ROOT, 'docs/events.md'), 'utf8')
     const documented = new Set([...events.matchAll(/^### `([a-z0-9/-]+)`/gm)].map((match) => match[1]))

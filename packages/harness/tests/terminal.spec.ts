@@ -23,7 +23,7 @@ describe('escapeForTerminal: content never acts on the terminal', () => {
   })
 
   it('a tool outcome and a session log are printed with their control characters escaped', () => {
-    const outcome = renderOutcome({ callId: 'c', tool: 'web_fetch', content: 'page \x1b[2J\x07 text', structured: null, isError: false })
+    const outcome = renderOutcome('page \x1b[2J\x07 text')
     assert.equal(outcome, 'page \\x1b[2J\\x07 text')
     // JSON.stringify escapes C0 but leaves C1 controls and bidi characters raw.
     const event: SessionEvent = { seq: 1, time: '2026-01-01T00:00:00.000Z', type: 'tool/result', visibility: 'surface', data: { text: '\x9b31m\u202Eevil' } } as SessionEvent

@@ -7,7 +7,7 @@ import { Agent, type Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
 import { readProxySettings, type Route } from 'dsh-host'
 import { abortError, type CredentialRequest, type HopRoute, describeCredentialSource, type ProviderCall, redactUrl, routeFor, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
-import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson } from './transport.js'
+import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson, type RetryNotice } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
 
 /** A vendor's search API as its provider package describes it. */
@@ -267,6 +267,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
           dispatcher: callDispatcher,
           maxResponseBytes: settings.maxResponseBytes,
           sleep: deps.sleep,
+          onRetry: (notice) => announceRetry(call, notice),
         }).catch((error: unknown) => {
           throw scrubSecretFromError(proxyFailure(error, route, target ?? url) ?? error, secret)
         }),
@@ -305,6 +306,17 @@ export async function appendRequestEvent(call: ProviderCall, type: string, data:
   const taken = callRoutes.get(call)
   if (taken) Object.assign(event, taken)
   await call.session.append(type, event, { visibility: 'log' })
+}
+
+/** The event a retry wait appends to the call's session, so a host can show it (docs/events.md). */
+export const RETRY_EVENT = 'web/provider-retry-wait'
+
+/** Appends a retry about to wait to the call's session (log-only; none without a session), not awaited: the wait must not wait for the log. */
+function announceRetry(call: ProviderCall, notice: RetryNotice): void {
+  if (!call.session) return
+  const data: { [key: string]: JsonValue } = { ...notice }
+  if (call.callId) data.callId = call.callId
+  call.session.append(RETRY_EVENT, data, { visibility: 'log' }).catch(() => {})
 }
 
 export interface ReadSuccessBodyOptions<T> {

@@ -52,6 +52,29 @@ export interface JsonRequestOptions {
    */
   toRedirectError?(answer: HttpAnswer, target: URL | undefined): WebError | undefined
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  /**
+   * Told before each retry wait starts: which answer is retried, how long the
+   * wait is and why. For a progress line or a log; what it throws is ignored,
+   * so a listener can never change the call's outcome.
+   */
+  onRetry?(notice: RetryNotice): void
+}
+
+/** One retry about to wait: the answer that caused it and the wait. */
+export interface RetryNotice {
+  providerId: string
+  providerName: string
+  /** 1 for the first retry. */
+  retry: number
+  maxRetries: number
+  waitMs: number
+  /** Where the wait came from: the server's retry-after (or retry-after-ms), or the kit's backoff. */
+  waitFrom: 'retry-after' | 'backoff'
+  status: number
+  /** The error code of the answer retried, e.g. WEB_PROVIDER_RATE_LIMITED. */
+  code: string
+  /** In words, for a person: "DeepSeek answered HTTP 429 (rate limited)". */
+  reason: string
 }
 
 /** What a vendor's error mapping needs besides the answer. */
@@ -79,7 +102,8 @@ export function backoffMs(retry: number): number {
  *   quota refusal) and 5xx/529 whose error the vendor did not mark
  *   `retryable: false`, and only when the wait ends before `deadline`;
  * - calls `beforeDispatch(attempt)` immediately before each HTTP attempt, so a
- *   call that ends before dispatch leaves no trace;
+ *   call that ends before dispatch leaves no trace, and `onRetry(notice)`
+ *   before each retry wait, saying how long it is and why;
  * - the signal aborts the socket, the body read and any retry wait.
  */
 export async function requestJson(options: JsonRequestOptions): Promise<HttpAnswer> {
@@ -104,9 +128,28 @@ export async function requestJson(options: JsonRequestOptions): Promise<HttpAnsw
       error.details.attempts = attempt + 1
       throw error
     }
+    notifyRetry(options, {
+      providerId: options.providerId,
+      providerName: options.providerName,
+      retry: attempt + 1,
+      maxRetries,
+      waitMs: wait,
+      waitFrom: retryAfterMs === undefined ? 'backoff' : 'retry-after',
+      status: answer.status,
+      code: error.code,
+      reason: `${options.providerName} answered HTTP ${answer.status}${answer.status === 429 ? ' (rate limited)' : ' (server error)'}`,
+    })
     await sleep(wait, signal).catch(() => {
       throw abortError(signal, `The ${options.providerName} search`)
     })
+  }
+}
+
+function notifyRetry(options: JsonRequestOptions, notice: RetryNotice): void {
+  try {
+    options.onRetry?.(notice)
+  } catch {
+    // A listener's failure is its own: the call goes on as if nobody listened.
   }
 }
 

@@ -99,7 +99,9 @@ describe('searxng through dsh with docs/searxng-search.cordis.yml', () => {
     searx.reply('searxng-403-json-disabled')
     const result = await dsh(['search', 'anything', '--config', OVERLAY], { home, env })
     assert.equal(result.code, 1)
-    assert.match(result.stdout, /^Error \[WEB_PROVIDER_ERROR\]: SearXNG answered HTTP 403 to format=json .*enable `json` in `search\.formats`/)
+    // A tool error goes to stderr (issue 13); stdout stays empty.
+    assert.equal(result.stdout, '')
+    assert.match(result.stderr, /^dsh: web_search failed: WEB_PROVIDER_ERROR: SearXNG answered HTTP 403 to format=json .*enable `json` in `search\.formats`/m)
   })
 
   it('with no instance named, the search says which setting to give', async () => {

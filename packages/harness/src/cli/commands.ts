@@ -4,17 +4,27 @@ import { defaultHome } from '../home.js'
 import type { CredentialsService } from '../credentials/index.js'
 import type { SessionService } from '../session/index.js'
 import type { ToolsService } from '../tools/index.js'
+import { RowsFailedError, UsageError } from './errors.js'
+import { routeLogsToStderr, withoutStartErrors } from './log-routing.js'
+import { type OperatorFlags, operatorPatches } from './operator-flags.js'
 import { readSecret } from './read-secret.js'
 import { renderCredentials, renderEvents, renderOutcome, renderRows, renderTools } from './render.js'
+import { startProgress } from './progress.js'
+import { retryNotice } from './retry-notice.js'
+import type { ToolInfo, ToolOutcome } from 'dsh-host'
+import { failedRowLines } from './row-failures.js'
+import { toolsWithoutProvider } from './tool-providers.js'
 
-export class UsageError extends Error {}
+export { UsageError }
 
-export interface GlobalOptions {
+export interface GlobalOptions extends OperatorFlags {
   preset?: string
   config: string[]
   configDir?: string
   json: boolean
   session?: string
+  /** Run with the rows that did not start, instead of stopping. */
+  allowFailedRows: boolean
 }
 
 export interface Output {
@@ -24,16 +34,25 @@ export interface Output {
 
 export { findConfigDir } from '../compose/config-dir.js'
 
-async function boot(options: GlobalOptions, io: Output): Promise<Composition> {
-  const composition = await compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config })
-  printWarnings(composition, io)
-  return composition
-}
-
-/** On stderr: config a layer changed without saying so, then rows that did not come up. */
-export function printWarnings(composition: Composition, io: Output, prefix = 'dsh'): void {
+/**
+ * Boots the composition of the command line (preset, overlays, operator
+ * flags) and stops, with one line per row, when a row did not start, unless
+ * --allow-failed-rows says to go on; then those lines are warnings.
+ */
+export async function boot(options: GlobalOptions, io: Output, settings: { defaultPreset?: string; prefix?: string } = {}): Promise<Composition> {
+  routeLogsToStderr()
+  const prefix = settings.prefix ?? 'dsh'
+  const composition = await withoutStartErrors(() =>
+    compose({ configDir: findConfigDir(options.configDir), preset: options.preset ?? settings.defaultPreset, overlays: options.config, rowPatches: operatorPatches(options) }),
+  )
   for (const warning of composition.warnings) io.err(`${prefix}: warning: ${warning}`)
-  for (const problem of composition.problems()) io.err(`${prefix}: warning: ${problem}`)
+  const failed = failedRowLines(composition)
+  if (failed.length && !options.allowFailedRows) {
+    await composition.dispose()
+    throw new RowsFailedError(failed)
+  }
+  for (const line of failed) io.err(`${prefix}: warning (--allow-failed-rows): ${line}`)
+  return composition
 }
 
 function service<T>(composition: Composition, name: string): T {
@@ -69,46 +88,75 @@ export async function runTools(options: GlobalOptions, io: Output): Promise<numb
   const composition = await boot(options, io)
   try {
     const tools = composition.ctx.get('tools') ? service<ToolsService>(composition, 'tools').roster() : []
-    io.out(options.json ? json({ preset: options.preset ?? null, tools }) : renderTools(tools))
+    // What the network policy does to each tool, when it does anything (deny, an allowlist).
+    const network = composition.ctx.get('network') as { effectOn?(tool: ToolInfo): string | undefined } | undefined
+    // And a tool whose provider is missing (dsh mcp does not serve it).
+    const missing = toolsWithoutProvider(composition)
+    const listed = tools.map((tool) => {
+      const effect = network?.effectOn?.(tool)
+      const unavailable = missing.get(tool.name)
+      return { ...tool, ...(effect ? { networkPolicy: effect } : {}), ...(unavailable ? { unavailable } : {}) }
+    })
+    io.out(options.json ? json({ preset: options.preset ?? null, tools: listed }) : renderTools(listed))
     return 0
   } finally {
     await composition.dispose()
   }
 }
 
-export async function runCall(options: GlobalOptions, args: string[], io: Output): Promise<number> {
-  const [tool, inputText = '{}'] = args
-  if (!tool || args.length > 2) throw new UsageError("usage: dsh call TOOL 'JSON' [--session ID]")
+export async function runCall(options: GlobalOptions, tool: string, inputText: string | undefined, io: Output): Promise<number> {
   let input: unknown
   try {
-    input = JSON.parse(inputText)
+    input = JSON.parse(inputText ?? '{}')
   } catch (error: any) {
     throw new UsageError(`The tool input is not valid JSON: ${error?.message ?? error}`)
   }
   const composition = await boot(options, io)
+  try {
+    return await invokeTool(composition, options, tool, input, io)
+  } finally {
+    await composition.dispose()
+  }
+}
+
+/**
+ * Invokes one tool as the model would, in a new session or --session's. A
+ * progress line on stderr while it runs (with every provider retry and its
+ * reason); the outcome on stdout, or, when the tool failed, its error on
+ * stderr (with --json the outcome is the one document either way). Exit 1 when
+ * the tool failed.
+ */
+export async function invokeTool(composition: Composition, options: GlobalOptions, tool: string, input: unknown, io: Output): Promise<number> {
+  const tools = service<ToolsService>(composition, 'tools')
+  const sessions = service<SessionService>(composition, 'session')
+  const session = options.session ? await sessions.open(options.session, { create: true }) : await sessions.create()
   const controller = new AbortController()
   const onSignal = () => controller.abort(new Error('Interrupted'))
   process.once('SIGINT', onSignal)
+  const progress = startProgress(`${tool}…`)
+  const stopListening = composition.ctx.on('session/event-append', (id, event) => {
+    const notice = id === session.id ? retryNotice(event) : undefined
+    if (notice) progress.retry(notice)
+  })
+  let outcome: ToolOutcome
   try {
-    const tools = service<ToolsService>(composition, 'tools')
-    const sessions = service<SessionService>(composition, 'session')
-    const session = options.session ? await sessions.open(options.session, { create: true }) : await sessions.create()
-    const outcome = await tools.invoke(tool, input, { session, signal: controller.signal })
-    if (options.json) io.out(json({ session: session.id, ...outcome }))
-    else {
-      io.out(renderOutcome(outcome))
-      io.err(`dsh: session ${session.id}`)
-    }
-    return outcome.isError ? 1 : 0
+    outcome = await tools.invoke(tool, input, { session, signal: controller.signal })
   } finally {
+    stopListening()
+    progress.stop()
     process.off('SIGINT', onSignal)
-    await composition.dispose()
   }
+  if (options.json) io.out(json({ session: session.id, ...outcome }))
+  else if (outcome.isError) io.err(`dsh: ${tool} failed: ${outcome.error ? `${outcome.error.code}: ${outcome.error.message}` : outcome.content}`)
+  else io.out(renderOutcome(outcome.content))
+  if (!options.json) io.err(`dsh: session ${session.id}`)
+  return outcome.isError ? 1 : 0
 }
 
 export async function runCredentials(options: GlobalOptions, args: string[], io: Output): Promise<number> {
   const [action, name, ...rest] = args
   if (rest.length) throw new UsageError('usage: dsh credentials set NAME | unset NAME | list [--json]  (values are read from stdin, never from arguments)')
+  if (action !== 'list' && !name) throw new UsageError(`usage: dsh credentials ${action} NAME${action === 'set' ? '  (the value is read from stdin)' : ''}`)
   const composition = await boot(options, io)
   try {
     const credentials = service<CredentialsService>(composition, 'credentials')
@@ -156,9 +204,7 @@ function referencedCredentials(composition: Composition): string[] {
   return [...names]
 }
 
-export async function runSession(options: GlobalOptions, args: string[], io: Output): Promise<number> {
-  const [action, id, ...rest] = args
-  if (action !== 'show' || !id || rest.length) throw new UsageError('usage: dsh session show ID [--json]')
+export async function runSessionShow(options: GlobalOptions, id: string, io: Output): Promise<number> {
   const composition = await boot(options, io)
   try {
     const { events, problems } = await service<SessionService>(composition, 'session').inspect(id)

@@ -1,20 +1,37 @@
+import { readdirSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { compose } from '../compose/boot.js'
+import { join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { compose, listPresets, resolvePackage } from '../compose/boot.js'
+import { readLayer } from '../compose/composition-files.js'
+import { isSchema } from '../compose/plugin-config.js'
+import { type ConfigSection, renderConfigReference } from '../docs/config-reference.js'
 import { renderToolsReference } from '../docs/tools-reference.js'
 import type { ToolsService } from '../tools/index.js'
-import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
+import { findConfigDir, type GlobalOptions, type Output } from './commands.js'
+import { routeLogsToStderr } from './log-routing.js'
 
-/** The presets whose rosters the reference documents, in order. */
+/** The presets whose rosters the tools reference documents, in order. */
 const REFERENCE_PRESETS = ['standard', 'ptc']
 
-export async function runDocs(options: GlobalOptions, args: string[], io: Output): Promise<number> {
-  const [what, ...rest] = args
-  if (what !== 'tools' || rest.length > 1) throw new UsageError('usage: dsh docs tools [FILE]  (prints the tools reference, or writes it to FILE)')
+/** `dsh docs tools|config [FILE]`: a reference made from the code, printed or written to FILE. */
+export async function runDocs(options: GlobalOptions, what: 'tools' | 'config', file: string | undefined, io: Output, examples?: string): Promise<number> {
+  routeLogsToStderr()
+  const configDir = findConfigDir(options.configDir)
+  const text = what === 'tools' ? await toolsReference(configDir, io) : await configReference(configDir, examples)
+  if (file) {
+    await writeFile(file, text)
+    io.err(`dsh: wrote ${file}`)
+  } else io.out(text)
+  return 0
+}
+
+async function toolsReference(configDir: string, io: Output): Promise<string> {
   const sections = []
   for (const preset of REFERENCE_PRESETS) {
     // Only the shipped files: a personal overlay must not leak into the docs.
-    const composition = await compose({ configDir: findConfigDir(options.configDir), preset, home: '/nonexistent-dsh-home-for-docs' })
-    printWarnings(composition, io)
+    const composition = await compose({ configDir, preset, home: '/nonexistent-dsh-home-for-docs' })
+    for (const warning of composition.warnings) io.err(`dsh: warning: ${warning}`)
     try {
       const tools = composition.ctx.get('tools') as ToolsService
       sections.push({ preset, tools: tools.roster() })
@@ -22,10 +39,37 @@ export async function runDocs(options: GlobalOptions, args: string[], io: Output
       await composition.dispose()
     }
   }
-  const text = renderToolsReference(sections)
-  if (rest[0]) {
-    await writeFile(rest[0], text)
-    io.err(`dsh: wrote ${rest[0]}`)
-  } else io.out(text)
-  return 0
+  return renderToolsReference(sections)
+}
+
+/**
+ * Every package a shipped file mounts (the base, each preset, and the
+ * example overlays of `examples`, the repo's docs/ for docs/config.md), in
+ * the order they first appear, with its Config schema.
+ */
+async function configReference(configDir: string, examples: string | undefined): Promise<string> {
+  const files = [
+    join(configDir, 'base.cordis.yml'),
+    ...listPresets(configDir).map((preset) => join(configDir, 'presets', `${preset}.cordis.yml`)),
+    ...(examples ? readdirSync(examples).filter((name) => name.endsWith('.cordis.yml')).sort().map((name) => join(examples, name)) : []),
+  ]
+  const sections = new Map<string, ConfigSection>()
+  for (const file of files) {
+    for (const row of (await readLayer(file)).rows) {
+      if (!row.name) continue
+      const section = sections.get(row.name) ?? { package: row.name, mountedBy: [] }
+      // The config folder's files as `config/...` (the repo root's config/ links to the shipped one), examples as given.
+      const inConfig = relative(configDir, file)
+      const shown = inConfig.startsWith('..') ? relative(process.cwd(), file) : join('config', inConfig)
+      if (!section.mountedBy.includes(shown)) section.mountedBy.push(shown)
+      sections.set(row.name, section)
+    }
+  }
+  for (const section of sections.values()) {
+    const module = await import(pathToFileURL(resolvePackage(section.package, [configDir])).href)
+    const plugin = module.default && (typeof module.default === 'function' || typeof module.default.apply === 'function') ? module.default : module
+    const declared: unknown = plugin.Config ?? plugin.schema
+    if (isSchema(declared)) section.schema = declared
+  }
+  return renderConfigReference([...sections.values()])
 }

@@ -8,6 +8,9 @@ import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credent
 import { stateStoreChecks } from './doctor-cache.js'
 import { homeChecks, nodeCheck, proxyCheck } from './doctor-environment.js'
 import { findConfigDir, type GlobalOptions, type Output } from './commands.js'
+import { ignoredVariableChecks, networkPolicyChecks } from './doctor-policy.js'
+import { routeLogsToStderr, withoutStartErrors } from './log-routing.js'
+import { operatorPatches } from './operator-flags.js'
 import { escapeForTerminal } from './terminal.js'
 
 /**
@@ -20,8 +23,14 @@ import { escapeForTerminal } from './terminal.js'
 export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolean }, io: Output): Promise<number> {
   const checks: Check[] = []
   let composition: Composition | undefined
+  // A flag in the wrong form is a usage error (exit 2), not a finding.
+  const rowPatches = operatorPatches(options)
   try {
-    composition = await compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config })
+    routeLogsToStderr()
+    // Rows that do not start are findings here, not a reason to stop: doctor reports each with its fix.
+    composition = await withoutStartErrors(() =>
+      compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config, rowPatches }),
+    )
   } catch (error: any) {
     checks.push({ id: 'composition', status: 'fail', message: `the composition does not load: ${error?.message ?? error}`, fix: 'fix the file and row the message names' })
   }
@@ -39,7 +48,8 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
     checks.push(proxyCheck())
     // dsh-harness's own engines.node: the same floor as every package of the family (tests/manifests.spec.ts).
     checks.push(await nodeCheck(fileURLToPath(new URL('../../package.json', import.meta.url))))
-    if (composition) checks.push(...toolChecks(composition))
+    if (composition) checks.push(...toolChecks(composition), ...networkPolicyChecks(composition))
+    checks.push(...ignoredVariableChecks())
     if (options.selfTestFetch) checks.push(await fetchSelfTest(composition))
   } finally {
     await composition?.dispose()

@@ -1,28 +1,55 @@
-import { parseArgs } from 'node:util'
-import { compose } from '../compose/boot.js'
 import { defaultHome } from '../home.js'
 import { DEFAULT_HTTP_CALLS_PER_MINUTE, DEFAULT_HTTP_MAX_CONCURRENT_CALLS } from '../mcp/call-limits.js'
 import { DEFAULT_MAX_BODY_BYTES, isLoopbackHost } from '../mcp/http-guard.js'
 import type { OAuthSettings } from '../mcp/oauth-verifier.js'
 import { FileTokenStore } from '../mcp/token-store.js'
-import { findConfigDir, type GlobalOptions, type Output, printWarnings, UsageError } from './commands.js'
-import { runMcpToken } from './mcp-token-command.js'
+import { boot, type GlobalOptions, type Output } from './commands.js'
+import { UsageError } from './errors.js'
+import { withholdToolsWithoutProvider } from './tool-providers.js'
 
 export interface McpFlags {
-  /** `--max-message-bytes N` as given. */
+  /** `--max-message-bytes N` as given (stdio). */
   maxMessageBytes?: string
   /** `--max-concurrent-calls N` as given. */
   maxConcurrentCalls?: string
+  /** `--http [HOST:]PORT`: serve over Streamable HTTP instead of stdio. */
+  http?: string
+  noAuth?: boolean
+  allowedHost?: string[]
+  allowedOrigin?: string[]
+  maxBodyBytes?: string
+  callsPerMinute?: string
+  oauthIssuer?: string
+  oauthAudience?: string
+  oauthJwksUrl?: string
+}
+
+/** Flags of one transport only, named as on the command line. */
+const HTTP_ONLY: Array<[keyof McpFlags, string]> = [
+  ['noAuth', '--no-auth'], ['allowedHost', '--allowed-host'], ['allowedOrigin', '--allowed-origin'], ['maxBodyBytes', '--max-body-bytes'],
+  ['callsPerMinute', '--calls-per-minute'], ['oauthIssuer', '--oauth-issuer'], ['oauthAudience', '--oauth-audience'], ['oauthJwksUrl', '--oauth-jwks-url'],
+]
+
+/**
+ * Boots for serving: stops on a row that did not start (unless
+ * --allow-failed-rows), and never offers a tool whose provider is missing.
+ */
+async function bootToServe(options: GlobalOptions, io: Output) {
+  const composition = await boot(options, io, { prefix: 'dsh mcp' })
+  withholdToolsWithoutProvider(composition, (text) => io.err(`dsh mcp: warning: ${text}`))
+  return composition
 }
 
 // The MCP SDK (and zod with it) is loaded by the commands that serve, not by every dsh command.
 export async function runMcp(options: GlobalOptions, io: Output, flags: McpFlags = {}): Promise<number> {
+  if (flags.http !== undefined) return runMcpHttp(options, io, flags)
+  const given = HTTP_ONLY.find(([key]) => flags[key] !== undefined && flags[key] !== false && !(Array.isArray(flags[key]) && !(flags[key] as unknown[]).length))
+  if (given) throw new UsageError(`${given[1]} goes with dsh mcp --http [HOST:]PORT.`)
   const { DEFAULT_MAX_CONCURRENT_CALLS, serveMcp } = await import('../mcp/mcp-server.js')
   const { DEFAULT_MAX_MESSAGE_BYTES } = await import('../mcp/stdio-transport.js')
   const maxMessageBytes = whole(flags.maxMessageBytes, '--max-message-bytes', 1024, DEFAULT_MAX_MESSAGE_BYTES)
   const maxConcurrentCalls = whole(flags.maxConcurrentCalls, '--max-concurrent-calls', 1, DEFAULT_MAX_CONCURRENT_CALLS)
-  const composition = await compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config })
-  printWarnings(composition, io, 'dsh mcp')
+  const composition = await bootToServe(options, io)
   try {
     await serveMcp({ composition, log: io.err, maxMessageBytes, maxConcurrentCalls })
     return 0
@@ -31,87 +58,32 @@ export async function runMcp(options: GlobalOptions, io: Output, flags: McpFlags
   }
 }
 
-const HTTP_USAGE = `usage: dsh mcp --http [HOST:]PORT [--no-auth] [--allowed-host NAME]... [--allowed-origin ORIGIN]...
-                [--max-body-bytes N] [--max-concurrent-calls N] [--calls-per-minute N]
-                [--oauth-issuer URL --oauth-audience URI [--oauth-jwks-url URL]]
-                [--preset NAME] [--config FILE]... [--config-dir DIR]
-       dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json]`
-
-/** Whether the arguments are `dsh mcp --http ...` or `dsh mcp token ...`, which this file parses itself. */
-export function isMcpHttpOrToken(argv: string[]): boolean {
-  let at = 0
-  while (at < argv.length && argv[at].startsWith('-')) at += ['--preset', '--config', '--config-dir'].includes(argv[at]) ? 2 : 1
-  if (argv[at] !== 'mcp') return false
-  const rest = argv.slice(at + 1)
-  return rest[0] === 'token' || rest.some((arg) => arg === '--http' || arg.startsWith('--http='))
-}
-
-/** `dsh mcp --http ...` and `dsh mcp token ...`. */
-export async function runMcpRoute(argv: string[], io: Output): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        preset: { type: 'string' },
-        config: { type: 'string', multiple: true },
-        'config-dir': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        http: { type: 'string' },
-        'no-auth': { type: 'boolean', default: false },
-        'allowed-host': { type: 'string', multiple: true },
-        'allowed-origin': { type: 'string', multiple: true },
-        'max-body-bytes': { type: 'string' },
-        'max-concurrent-calls': { type: 'string' },
-        'calls-per-minute': { type: 'string' },
-        expires: { type: 'string' },
-        'oauth-issuer': { type: 'string' },
-        'oauth-audience': { type: 'string' },
-        'oauth-jwks-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  } catch (error: any) {
-    throw new UsageError(`${error?.message ?? error}\n${HTTP_USAGE}`)
-  }
-  const { values, positionals } = parsed
-  if (values.help) {
-    io.out(HTTP_USAGE)
-    return 0
-  }
-  const [, ...args] = positionals
-  if (args[0] === 'token') {
-    const serveFlag = (['http', 'no-auth', 'allowed-host', 'allowed-origin', 'max-body-bytes', 'max-concurrent-calls', 'calls-per-minute', 'oauth-issuer', 'oauth-audience', 'oauth-jwks-url'] as const).find((flag) => values[flag] !== undefined && values[flag] !== false)
-    if (serveFlag) throw new UsageError(`--${serveFlag} goes with dsh mcp --http, not with dsh mcp token.`)
-    return runMcpToken(args.slice(1), { json: !!values.json, expires: values.expires }, io)
-  }
-  if (args.length || values.json || values.expires !== undefined) throw new UsageError(HTTP_USAGE)
-  const { host, port } = parseListen(values.http ?? '')
-  const noAuth = !!values['no-auth']
+/** `dsh mcp --http ...`. */
+async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): Promise<number> {
+  if (flags.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes goes with dsh mcp on stdio; over HTTP the limit is --max-body-bytes.')
+  const { host, port } = parseListen(flags.http ?? '')
+  const noAuth = !!flags.noAuth
   if (noAuth && !isLoopbackHost(host)) {
     throw new UsageError(`--no-auth is accepted only on a loopback address (127.0.0.1, ::1, localhost), not on ${host}: anyone who can reach ${host} could call the tools. Create a token instead: dsh mcp token create NAME.`)
   }
-  const oauth = oauthSettings(values['oauth-issuer'], values['oauth-audience'], values['oauth-jwks-url'])
+  const oauth = oauthSettings(flags.oauthIssuer, flags.oauthAudience, flags.oauthJwksUrl)
   if (noAuth && oauth) throw new UsageError('--no-auth and --oauth-issuer contradict each other: choose one.')
-  const allowedHosts = values['allowed-host'] ?? []
+  const allowedHosts = flags.allowedHost ?? []
   if (!isLoopbackHost(host) && !allowedHosts.length) {
     throw new UsageError(`On ${host}, say which Host names clients (or the load balancer) use to reach this server: --allowed-host NAME (repeatable; '*' when the load balancer checks Host itself).`)
   }
   const limits = {
-    maxBodyBytes: whole(values['max-body-bytes'], '--max-body-bytes', 1024, DEFAULT_MAX_BODY_BYTES),
-    maxConcurrentCalls: whole(values['max-concurrent-calls'], '--max-concurrent-calls', 1, DEFAULT_HTTP_MAX_CONCURRENT_CALLS),
-    callsPerMinute: whole(values['calls-per-minute'], '--calls-per-minute', 1, DEFAULT_HTTP_CALLS_PER_MINUTE),
+    maxBodyBytes: whole(flags.maxBodyBytes, '--max-body-bytes', 1024, DEFAULT_MAX_BODY_BYTES),
+    maxConcurrentCalls: whole(flags.maxConcurrentCalls, '--max-concurrent-calls', 1, DEFAULT_HTTP_MAX_CONCURRENT_CALLS),
+    callsPerMinute: whole(flags.callsPerMinute, '--calls-per-minute', 1, DEFAULT_HTTP_CALLS_PER_MINUTE),
   }
-  const composition = await compose({ configDir: findConfigDir(values['config-dir']), preset: values.preset, overlays: values.config ?? [] })
-  printWarnings(composition, io, 'dsh mcp')
+  const composition = await bootToServe(options, io)
   try {
     const [{ mcpServices }, { McpHttpServer }, { OAuthVerifier }] = await Promise.all([import('../mcp/mcp-server.js'), import('../mcp/http-server.js'), import('../mcp/oauth-verifier.js')])
     const { tools, sessions } = mcpServices(composition)
     const tokens = noAuth ? null : FileTokenStore.inHome(defaultHome())
     const auth = tokens ? { tokens, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
-    const server = new McpHttpServer({ tools, sessions, host, port, auth, limits, allowedHosts, allowedOrigins: values['allowed-origin'] ?? [], log: io.err })
+    const server = new McpHttpServer({ tools, sessions, host, port, auth, limits, allowedHosts, allowedOrigins: flags.allowedOrigin ?? [], log: io.err })
     const address = await server.listen()
     if (noAuth) io.err(`dsh mcp: warning: authentication is off (--no-auth): any process on this machine can call the tools at ${address}.`)
     io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)

@@ -1,6 +1,7 @@
 import { defaultHome } from '../home.js'
 import { FileTokenStore, parseLifetime, type TokenRecord } from '../mcp/token-store.js'
-import { type Output, UsageError } from './commands.js'
+import type { Output } from './commands.js'
+import { UsageError } from './errors.js'
 
 const USAGE = 'usage: dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json]'
 

@@ -1,7 +1,8 @@
 import type { RowState } from '../compose/boot.js'
 import type { CredentialDescription } from '../credentials/index.js'
-import type { SessionEvent, ToolInfo, ToolOutcome } from 'dsh-host'
-import { escapeForTerminal } from './terminal.js'
+import type { SessionEvent, ToolInfo } from 'dsh-host'
+import { useColor } from './color.js'
+import { escapeForTerminal, renderForTerminal } from './terminal.js'
 
 // Every text here is for people: it passes through escapeForTerminal, which
 // writes control characters from content (a page, a provider, a config) as
@@ -37,7 +38,7 @@ function renderProxy(proxy: NonNullable<RowState['proxy']>, indent: string): str
   return `${indent}proxy: ${one('http', proxy.http)}, ${one('https', proxy.https)}${noProxy}`
 }
 
-export function renderTools(tools: ToolInfo[]): string {
+export function renderTools(tools: Array<ToolInfo & { networkPolicy?: string; unavailable?: string }>): string {
   if (!tools.length) return 'This composition exposes no tools.'
   return escapeForTerminal(tools
     .map((tool) => {
@@ -47,13 +48,15 @@ export function renderTools(tools: ToolInfo[]): string {
         const type = (schema as { type?: unknown }).type ?? 'any'
         return `    ${name}${required.has(name) ? '' : '?'}: ${Array.isArray(type) ? type.join(' | ') : String(type)}${(schema as { description?: string }).description ? `  ${(schema as { description?: string }).description}` : ''}`
       })
-      return [`${tool.name}${tool.effects.length ? `  [${tool.effects.join(', ')}]` : ''}`, `  ${tool.description.split('\n').join('\n  ')}`, ...args].join('\n')
+      const policy = [...(tool.unavailable ? [`  not available: ${tool.unavailable} (dsh mcp does not serve it)`] : []), ...(tool.networkPolicy ? [`  network policy: ${tool.networkPolicy}`] : [])]
+      return [`${tool.name}${tool.effects.length ? `  [${tool.effects.join(', ')}]` : ''}`, ...policy, `  ${tool.description.split('\n').join('\n  ')}`, ...args].join('\n')
     })
     .join('\n\n'))
 }
 
-export function renderOutcome(outcome: ToolOutcome): string {
-  return escapeForTerminal(outcome.content)
+/** A tool's content for people: styled markdown when stdout takes colour (useColor), else as text. */
+export function renderOutcome(content: string): string {
+  return useColor(process.stdout) ? renderForTerminal(content) : escapeForTerminal(content)
 }
 
 export function renderCredentials(list: CredentialDescription[]): string {

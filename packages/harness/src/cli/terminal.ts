@@ -48,24 +48,3 @@ export function renderForTerminal(markdown: string): string {
     })
     .join('\n')
 }
-
-export interface Spinner {
-  stop(): void
-}
-
-/** A spinner on stderr, only when stderr is a terminal. */
-export function startSpinner(label: string): Spinner | undefined {
-  if (!process.stderr.isTTY) return undefined
-  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
-  let index = 0
-  const timer = setInterval(() => process.stderr.write(`\r${frames[index++ % frames.length]} ${label}`), 80)
-  let stopped = false
-  return {
-    stop() {
-      if (stopped) return
-      stopped = true
-      clearInterval(timer)
-      process.stderr.write('\r\x1b[2K')
-    },
-  }
-}

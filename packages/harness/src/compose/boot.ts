@@ -333,13 +333,14 @@ async function prepareRow(row: MergedRow, resolveFrom: string[]): Promise<Prepar
   const schema = isSchema(declared) ? declared : undefined
   const { config, problems } = resolvePluginConfig(declared, row.config)
   if (problems.length) {
-    const swapped = row.nameFrom !== row.configFrom ? ` (${row.nameFrom} set the package to ${row.name}; this config came from ${row.configFrom}: give the row a config for the new package)` : ''
+    // Only when the config was written for another package: a layer that restates the same name changes nothing.
+    const swapped = row.configName !== row.name ? ` (${row.nameFrom} set the package to ${row.name}; this config came from ${row.configFrom}, written for ${row.configName}: give the row a config for the new package)` : ''
     throw new CompositionError(`${row.configFrom}: row "${row.id}" (${row.name}): ${problems.join('; ')}.${swapped}`)
   }
   return { row, plugin, schema, config }
 }
 
-function resolvePackage(name: string, from: string[]): string {
+export function resolvePackage(name: string, from: string[]): string {
   for (const folder of from) {
     try {
       return createRequire(join(folder, '__composition__.js')).resolve(name)

@@ -10,6 +10,8 @@ export interface MergedRow {
   nameFrom: string
   /** The file whose `config` is in force (the row's own file if none replaced it). */
   configFrom: string
+  /** The package the row named when that config was written: another package than `name` means the config was written for another plugin. */
+  configName: string
   /** Every later layer that replaced the row's config, in order. */
   replacements: ConfigReplacement[]
 }
@@ -54,6 +56,7 @@ export function mergeLayers(layers: Layer[]): MergedRow[] {
           })
           existing.config = spec.config
           existing.configFrom = layer.file
+          existing.configName = existing.name
         }
         if (spec.disabled !== undefined) existing.disabled = spec.disabled
         continue
@@ -71,6 +74,7 @@ export function mergeLayers(layers: Layer[]): MergedRow[] {
         disabled: spec.disabled ?? false,
         nameFrom: layer.file,
         configFrom: layer.file,
+        configName: spec.name,
         replacements: [],
       })
     }

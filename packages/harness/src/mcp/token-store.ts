@@ -62,10 +62,10 @@ export function hashToken(token: string): string {
 }
 
 /** `30d`, `12h`, `90m`: a lifetime in milliseconds. */
-export function parseLifetime(text: string): number {
+export function parseLifetime(text: string, flag = '--expires'): number {
   const match = /^(\d{1,6})([mhdw])$/.exec(text.trim())
   if (!match || Number(match[1]) < 1) {
-    throw new TokenError('INVALID_ARGUMENT', `--expires takes a whole number of minutes, hours, days or weeks, like 90m, 12h, 30d or 8w, not "${text}".`)
+    throw new TokenError('INVALID_ARGUMENT', `${flag} takes a whole number of minutes, hours, days or weeks, like 90m, 12h, 30d or 8w, not "${text}".`)
   }
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[match[2] as 'm' | 'h' | 'd' | 'w']
   return Number(match[1]) * unit

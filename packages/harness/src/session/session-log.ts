@@ -32,6 +32,8 @@ export interface SessionLogOptions {
   maxEventBytes?: number
   /** How long an append waits for another process's append (default 10 s). */
   lockTimeoutMs?: number
+  /** Told of each event once it is on disk (what it throws is ignored). */
+  onAppend?(event: SessionEvent): void
 }
 
 /**
@@ -67,12 +69,14 @@ export class Session implements SessionHandle {
   readonly logPath: string
   readonly maxEventBytes: number
   readonly lockTimeoutMs: number
+  private readonly onAppend?: (event: SessionEvent) => void
   private queue: Promise<unknown> = Promise.resolve()
 
   private constructor(readonly id: string, readonly dir: string, options: SessionLogOptions) {
     this.logPath = join(dir, EVENTS_FILE)
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES
     this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
+    this.onAppend = options.onAppend
   }
 
   /** Opens the session `id` under `<home>/sessions`, creating it when `create` allows. */
@@ -108,7 +112,14 @@ export class Session implements SessionHandle {
     if (problem) return Promise.reject(new TypeError(`Session events take JSON data only: ${problem}.`))
     const next = this.queue.then(() => this.write(type, visibility, data))
     this.queue = next.catch(() => {})
-    return next
+    return next.then((event) => {
+      try {
+        this.onAppend?.(event)
+      } catch {
+        // A listener's failure is its own: the event is written.
+      }
+      return event
+    })
   }
 
   private async write(type: string, visibility: EventVisibility, data: JsonValue): Promise<SessionEvent> {

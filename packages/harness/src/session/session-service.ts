@@ -11,6 +11,13 @@ export interface SessionConfig extends SessionLogOptions {
   home: string
 }
 
+declare module 'cordis' {
+  interface Events {
+    /** An event is on disk in a session this process opened (for progress lines and other live views of a call). */
+    'session/event-append'(session: string, event: SessionEvent): void
+  }
+}
+
 /** `ctx.session`: durable session logs under `<home>/sessions/<id>/events.jsonl`. */
 export class SessionService extends Service<SessionConfig> implements SessionsService {
   readonly root: string
@@ -26,12 +33,16 @@ export class SessionService extends Service<SessionConfig> implements SessionsSe
     const id = options.id ?? newSessionId()
     assertSessionId(id)
     if (await this.exists(id)) throw new SessionError('SESSION_EXISTS', `Session "${id}" already exists; open it instead.`)
-    return Session.open(this.config.home, id, { ...this.config, create: true })
+    return Session.open(this.config.home, id, { ...this.config, create: true, onAppend: this.announce(id) })
   }
 
   /** An existing session; with `create`, a new one of that id when missing. */
   open(id: string, options: { create?: boolean } = {}): Promise<Session> {
-    return Session.open(this.config.home, id, { ...this.config, create: !!options.create })
+    return Session.open(this.config.home, id, { ...this.config, create: !!options.create, onAppend: this.announce(id) })
+  }
+
+  private announce(id: string): (event: SessionEvent) => void {
+    return (event) => this.ctx.emit('session/event-append', id, event)
   }
 
   async exists(id: string): Promise<boolean> {

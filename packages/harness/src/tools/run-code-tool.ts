@@ -1,6 +1,6 @@
 import { cleanUntrustedLine, fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
-import { type NestedCall, NestedCalls } from './code-calls.js'
-import { type RunnerResult, runCodeInWorker } from './code-runner.js'
+import type { NestedCall } from './code-calls.js'
+import type { RunnerResult } from './code-runner.js'
 import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
 
 export interface RunCodeSettings {
@@ -64,6 +64,8 @@ export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings):
 
 async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunCodeInput, call: ToolCallContext): Promise<ToolResult> {
   const limits = { ...RUN_CODE_DEFAULTS, ...definedOnly(settings) }
+  // The interpreter (QuickJS), the parser (acorn) and the worker load with the first run, not with every command that boots.
+  const [{ NestedCalls }, { runCodeInWorker }] = await Promise.all([import('./code-calls.js'), import('./code-runner.js')])
   const calls = new NestedCalls(host, call, limits.cancelGraceMs)
   let result: RunnerResult
   try {

@@ -36,6 +36,8 @@ export interface ToolsConfig {
  */
 export class ToolsService extends Service<ToolsConfig> implements ToolsContract {
   private readonly registry = new Map<string, Registered>()
+  /** Tools the host took off the roster, with why (dsh mcp: a tool whose provider is missing). */
+  private readonly withheld = new Map<string, string>()
 
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
@@ -76,13 +78,22 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
   }
 
   has(name: string): boolean {
-    return this.registry.has(name)
+    return this.registry.has(name) && !this.withheld.has(name)
+  }
+
+  /**
+   * Takes a registered tool off the roster and off run_code's list: a call
+   * to it is refused with TOOL_UNAVAILABLE and `reason`. For a host that must
+   * not offer a tool that cannot work (dsh mcp, when its provider is missing).
+   */
+  withhold(name: string, reason: string): void {
+    this.withheld.set(name, reason)
   }
 
   /** Every registered tool, by name. */
   list(options: { except?: string } = {}): ToolInfo[] {
     return [...this.registry.values()]
-      .filter(({ definition }) => definition.name !== options.except)
+      .filter(({ definition }) => definition.name !== options.except && !this.withheld.has(definition.name))
       .map(({ definition }) => toInfo(definition))
       .sort((a, b) => a.name.localeCompare(b.name))
   }
@@ -150,6 +161,8 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
 
   /** The refusals that need no more than the name and a JSON input within the limits; undefined when the call may go ahead. */
   private check(name: string, entry: Registered | undefined, input: unknown, options: { nested?: boolean }): ToolResult | undefined {
+    const withheld = this.withheld.get(name)
+    if (withheld) return failure('TOOL_UNAVAILABLE', `The tool ${name} is not available here: ${withheld}.`)
     if (!entry) {
       const known = this.list().map((tool) => tool.name)
       return failure('TOOL_NOT_FOUND', `There is no tool named "${name}". Available tools: ${known.join(', ') || 'none'}.`)
