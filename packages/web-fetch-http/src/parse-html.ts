@@ -1,5 +1,6 @@
 import { buildTree } from './build-tree.js'
 import type { DomDocument } from './dom.js'
+import { placeStreamingSegments } from './streaming-segments.js'
 
 /** Parses HTML to a document: parse5 into linkedom in production, jsdom in bench/extract-dom.ts for comparison. */
 export interface HtmlParser {
@@ -9,11 +10,14 @@ export interface HtmlParser {
 
 /**
  * The tree a browser builds (the HTML standard's tree construction, by
- * parse5), as linkedom nodes, less what never renders (build-tree.ts).
+ * parse5), as linkedom nodes, less what never renders (build-tree.ts), with
+ * React's streamed segments where its scripts would put them.
  */
 export const htmlParser: HtmlParser = {
   name: 'parse5',
   parse(html: string) {
-    return buildTree(html).document
+    const tree = buildTree(html)
+    placeStreamingSegments(tree)
+    return tree.document
   },
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { buildTree } from '../src/build-tree.js'
+import { htmlParser } from '../src/parse-html.js'
 import { standardTree, treeLines } from './standard-tree.js'
 
 // Markup that parsers disagree on: each is built by the standard's tree construction (the
@@ -53,5 +54,20 @@ describe('linkedom nodes built directly', () => {
     div.setAttribute('data-a0', 'changed')
     div.removeAttribute('data-a1')
     assert.equal(div.outerHTML.slice(0, 58), `<div id="x" class="one  two" data-a0="changed" data-a2="2"`)
+  })
+})
+
+describe('React streaming segments', () => {
+  it('$RS puts a segment in place of its placeholder', () => {
+    const html = '<div id="root"><p>shell</p><template id="P:1"></template><p>end</p></div><div hidden id="S:1"><p>late</p></div><script>$RS("S:1","P:1")</script>'
+    assert.equal(htmlParser.parse(html, 'https://x.test/').querySelector('#root')!.innerHTML, '<p>shell</p><p>late</p><p>end</p>')
+  })
+
+  it('$RC replaces a boundary\'s fallback, nested boundaries included, and an unplaced segment is no longer hidden', () => {
+    const html = '<main><!--$?--><template id="B:0"></template><p>wait</p><!--$--><p>inner</p><!--/$--><p>more wait</p><!--/$--><p>after</p></main>' +
+      '<div hidden id="S:0"><p>story</p></div><div hidden id="S:9"><p>orphan</p></div><script>$RC("B:0","S:0")</script>'
+    const document = htmlParser.parse(html, 'https://x.test/')
+    assert.equal(document.querySelector('main')!.textContent, 'storyafter')
+    assert.equal(document.querySelector('[id="S:9"]')!.hasAttribute('hidden'), false)
   })
 })

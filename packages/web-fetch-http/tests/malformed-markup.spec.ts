@@ -35,6 +35,25 @@ describe('malformed markup: what a browser shows is what extraction reads', () =
     })
   }
 
+  it('react-streaming: a streamed segment replaces its boundary\'s fallback, as $RC would, and one no script moves is shown', () => {
+    const { html } = pages.find((page) => page.name === 'react-streaming')!
+    const full = extractHtml({ html, url: URL_OF, format: 'text', extract: 'full' }).text
+    const main = extractHtml({ html, url: URL_OF, format: 'text', extract: 'main' })
+    assert.match(main.extractor, /^readability/)
+    for (const paragraph of textsOf(html, 'p').filter((text) => text.length > 100)) {
+      assert.ok(squash(main.text).includes(squash(paragraph)), `missing: ${paragraph.slice(0, 60)}`)
+      assert.ok(squash(full).indexOf(squash(paragraph)) < squash(full).indexOf('HarbourTimesfooterline'), 'the segment sits where the boundary was')
+    }
+    assert.doesNotMatch(full, /Loading the story now/)
+    assert.match(full, /Streamed related note that no script moves/)
+  })
+
+  it('short-lines: a page made only of short lines comes back whole, not as no readable text', () => {
+    const { html } = pages.find((page) => page.name === 'short-lines')!
+    const output = extractHtml({ html, url: URL_OF, format: 'text', extract: 'main' })
+    for (const item of [...textsOf(html, 'li'), ...textsOf(html, 'dd')]) assert.ok(output.text.includes(item), `missing: ${item}`)
+  })
+
   it('the corpus covers every failure class', () => {
     const names = pages.map((page) => page.name).sort()
     assert.deepEqual(names, [
@@ -59,10 +78,16 @@ describe('malformed markup through the real fetcher on loopback', () => {
     await server.close()
   })
 
-  for (const { name, html } of STANDARD) {
+  for (const { name, html } of pages.filter((page) => page.name !== 'short-lines')) {
     it(`${name}: the article comes back whole`, async () => {
       const document = await fetcher.fetch({ url: `http://news.test:${server.port}/${name}`, format: 'text' }, { signal: signal() })
       for (const paragraph of textsOf(html, 'p').filter((text) => text.length > 100)) assert.ok(squash(document.text).includes(squash(paragraph)), `missing: ${paragraph.slice(0, 60)}`)
     })
   }
+
+  it('short-lines: the specification comes back without a warning', async () => {
+    const document = await fetcher.fetch({ url: `http://news.test:${server.port}/short-lines`, format: 'markdown' }, { signal: signal() })
+    assert.match(document.text, /- Width 120 mm\n- Height 80 mm/)
+    assert.deepEqual(document.warnings, [])
+  })
 })
