@@ -1,5 +1,6 @@
 import { DOMParser } from 'linkedom'
 import { type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html, parse as parse5 } from 'parse5'
+import { DocumentError } from './document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
 
@@ -66,6 +67,14 @@ export interface BuiltTree {
   streamingIds: Map<string, DomElement>
 }
 
+/**
+ * A tree this large is refused: a 5 MB page of ordinary markup builds well
+ * under it, but the standard re-opens formatting elements in every new
+ * paragraph (a page of <b> tags that never close), which can build a number
+ * of elements in the square of the tags'.
+ */
+export const MAX_ELEMENTS = 1_000_000
+
 /** React's ids of segments (S), boundaries (B) and placeholders (P). */
 const STREAMING_ID = /(?:^|[^A-Za-z0-9])[BSP]:[0-9a-z]+$/i
 
@@ -117,6 +126,7 @@ export function buildTree(html: string): BuiltTree {
   const document = new DOMParser().parseFromString('', 'text/html') as unknown as LinkedomDocument
   const moves: StreamingMove[] = []
   const streamingIds = new Map<string, DomElement>()
+  let elements = 0
   let mode = parse5Html.DOCUMENT_MODE.NO_QUIRKS
   // Every comment but React's markers: parse5 appends it, and the append does nothing.
   const comment = { nodeType: 8, [HELD]: true } as unknown as Node
@@ -159,6 +169,13 @@ export function buildTree(html: string): BuiltTree {
       return fragment
     },
     createElement(tagName, namespaceURI, attrs) {
+      if (++elements > MAX_ELEMENTS) {
+        throw new DocumentError(
+          'WEB_FETCH_TOO_LARGE',
+          `The page builds more than ${MAX_ELEMENTS.toLocaleString('en')} elements (markup that nests or re-opens tags without end), too many to read as a page.`,
+          { limit: MAX_ELEMENTS },
+        )
+      }
       const element = namespaceURI === NS.HTML ? document.createElement(tagName) : document.createElementNS(namespaceURI, tagName)
       // A new element has no children: its last attribute is the node before its end.
       const end = element[END] as Record<symbol, unknown>
