@@ -1,5 +1,5 @@
 import { DOMParser } from 'linkedom'
-import { type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html, parse as parse5 } from 'parse5'
+import { Parser, type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
 import { DocumentError } from './document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
@@ -112,6 +112,61 @@ function attributeName(attribute: Token.Attribute): string {
 /** React's markers of a Suspense boundary (`<!--$?-->` … `<!--/$-->`), the only comments kept: $RC reads them. */
 const REACT_MARKERS = new Set(['$', '$?', '$!', '/$'])
 const MOVE_CALL = /\$R([CS])\(\s*"([^"]{1,100})"\s*,\s*"([^"]{1,100})"/g
+
+/** The members of parse5's tokenizer (8.1.1, pinned) that skipPlainRuns reads and replaces. */
+interface PlainRunTokenizer {
+  preprocessor: { html: string; pos: number }
+  runEnd: number
+  _emitCodePoint(cp: number): void
+  _extendRun(cp: number): void
+  [state: string]: unknown
+}
+
+/**
+ * States in which most characters are only appended to the text, comment or
+ * attribute value being built, with the characters at which the tokenizer's
+ * own step must run (a tag or reference may start, the input needs rewriting
+ * or line counting, a surrogate needs pairing). `emit`: the step appends by
+ * `_emitCodePoint` (a character token) rather than `_extendRun`.
+ */
+const PLAIN_RUN_STATES: { state: string; stops: string; emit: boolean }[] = [
+  { state: '_stateScriptData', stops: '<', emit: true },
+  { state: '_stateRawtext', stops: '<', emit: true },
+  { state: '_stateComment', stops: '<-', emit: false },
+  { state: '_stateAttributeValueDoubleQuoted', stops: '"&', emit: false },
+  { state: '_stateAttributeValueSingleQuoted', stops: "'&", emit: false },
+]
+const ALWAYS_STOP = '\0\r\n'
+const EOF = -1
+
+/**
+ * Script and style text, comments and attribute values are most of a page's
+ * bytes (scripts, styles and comments alone are 60 % of the shared
+ * benchmark's) and parse5 reads them one code point per step. In the states
+ * above, after the tokenizer's own step for a character that is only
+ * appended, the run is extended to the next stop character at once, exactly
+ * as the steps would extend it one by one. Only this parser's tokenizer is
+ * changed (per-instance methods); build-tree.spec.ts compares the trees with
+ * those of parse5 alone.
+ */
+function skipPlainRuns(tokenizer: PlainRunTokenizer) {
+  for (const { state, stops, emit } of PLAIN_RUN_STATES) {
+    const stopCodes = new Set([...stops, ...ALWAYS_STOP].map((char) => char.charCodeAt(0)))
+    const pattern = new RegExp(`[${(stops + ALWAYS_STOP).replace(/[-\]\\^]/g, '\\$&')}\\uD800-\\uDFFF]`, 'g')
+    const step = (tokenizer[state] as (cp: number) => void).bind(tokenizer)
+    tokenizer[state] = (cp: number) => {
+      if (cp === EOF || stopCodes.has(cp) || (cp >= 0xd800 && cp <= 0xdfff)) return step(cp)
+      if (emit) tokenizer._emitCodePoint(cp)
+      else tokenizer._extendRun(cp)
+      const { preprocessor } = tokenizer
+      if (tokenizer.runEnd !== preprocessor.pos + 1) return
+      pattern.lastIndex = preprocessor.pos + 1
+      const stop = pattern.exec(preprocessor.html)?.index ?? preprocessor.html.length
+      preprocessor.pos = stop - 1
+      tokenizer.runEnd = stop
+    }
+  }
+}
 
 interface LinkedomDocument extends Node {
   createElement(name: string): Node
@@ -286,7 +341,9 @@ export function buildTree(html: string): BuiltTree {
       }
     },
   }
-  parse5(html, { treeAdapter: adapter, scriptingEnabled: true })
+  const parser = new Parser<LinkedomMap>({ treeAdapter: adapter, scriptingEnabled: true })
+  skipPlainRuns(parser.tokenizer as unknown as PlainRunTokenizer)
+  parser.tokenizer.write(html, true)
   // white space at the very end, after a block
   flush(false)
   return { document: document as unknown as DomDocument, moves, streamingIds }
