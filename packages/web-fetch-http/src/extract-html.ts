@@ -1,8 +1,8 @@
 import { Readability } from '@mozilla/readability'
 import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from 'dsh-web'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
-import { MAX_DEPTH, flattenDeepNesting } from './flatten-deep.js'
-import { type HtmlParser, linkedomParser, stripInertElements } from './parse-html.js'
+import { MAX_DEPTH, flattenDeepNesting, groupWideChildren } from './flatten-deep.js'
+import { type HtmlParser, htmlParser } from './parse-html.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
@@ -168,12 +168,14 @@ function pick(...values: (string | null | undefined)[]): string | undefined {
  * whole cleaned body (saying so) when it finds nothing usable; `full` keeps
  * the whole body minus scripts, styles and hidden elements.
  */
-export function extractHtml(input: ExtractInput, parser: HtmlParser = linkedomParser): ExtractOutput {
+export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser): ExtractOutput {
   const warnings: string[] = []
-  const html = stripInertElements(input.html)
+  const { html } = input
   const parse = (source: string) => {
     const document = parser.parse(source, input.url)
-    return { document, flattened: flattenDeepNesting(document) }
+    const flattened = flattenDeepNesting(document)
+    groupWideChildren(document)
+    return { document, flattened }
   }
   let { document, flattened } = parse(html)
   if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)

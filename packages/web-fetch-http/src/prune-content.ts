@@ -93,14 +93,15 @@ function isShortLabel(element: DomElement): boolean {
   return text.length < 80 && !SENTENCE_END.test(text) && !element.querySelector('img, pre, table')
 }
 
-/** Strips short unpunctuated lines (datelines, bylines, labels) before the first paragraph. */
+/**
+ * Strips short unpunctuated lines (datelines, bylines, labels) before the
+ * first paragraph. Content with no paragraph (a list, a specification, a
+ * table of short lines) has nothing before its first paragraph and is kept
+ * whole.
+ */
 export function trimLeadingLabels(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
   const blocks = leafBlocks(root)
-  if (blocks.length < 4) return
-  if (rules.leading) {
-    for (const block of blocks) {
-      if (!isShortLabel(block)) break
-      block.remove()
-    }
-  }
+  if (blocks.length < 4 || !rules.leading) return
+  const first = blocks.findIndex((block) => !isShortLabel(block))
+  for (const block of blocks.slice(0, Math.max(0, first))) block.remove()
 }
