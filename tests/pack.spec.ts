@@ -240,7 +240,8 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     await writeFile(overlay, '- id: echo\n  name: dsh-test-plugins/echo-tool\n')
     const before = await dsh(['tools', '--json', '--config', overlay])
     assert.equal(before.code, 1)
-    assert.match(before.stderr, /the package "dsh-test-plugins\/echo-tool" is not installed .*npm install -g beside a global dsh/)
+    // With --json the error is the one document on stdout.
+    assert.match(JSON.parse(before.stdout).error.message, /the package "dsh-test-plugins\/echo-tool" is not installed .*npm install -g beside a global dsh/)
     await run('npm', ['install', '--global', '--prefix', prefix, 'dsh-test-plugins'], { cwd: empty, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
     const called = json(await dsh(['call', 'echo', '{"text":"from a global plugin"}', '--json', '--config', overlay]))
     assert.equal(called.content, 'echo: from a global plugin', JSON.stringify(called))
