@@ -151,7 +151,7 @@ function runReadability(document: DomDocument, base: string, maxElemsToParse: nu
   // linkedom has no base URL; readability reads these to resolve relative links.
   Object.defineProperty(document, 'baseURI', { value: base, configurable: true })
   Object.defineProperty(document, 'documentURI', { value: base, configurable: true })
-  const reader = new Readability(document as never, { maxElemsToParse, serializer: (node: unknown) => node } as never)
+  const reader = new Readability(document as never, { maxElemsToParse, keepClasses: true, serializer: (node: unknown) => node } as never)
   return reader.parse() as ReadabilityArticle | null
 }
 
@@ -215,6 +215,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = linkedomPa
     }
   }
   root ??= cleanBody(document)
+  // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
+  if (input.format === 'html') for (const element of Array.from(root.querySelectorAll('[class]'))) element.removeAttribute('class')
   const links = resolveLinks(root, base)
   const text = render(root, input.format)
   for (const key of Object.keys(metadata) as (keyof DocumentMetadata)[]) if (metadata[key] === undefined) delete metadata[key]

@@ -1,7 +1,10 @@
+import { namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 
 /** Which general clean-ups run on the content readability chose. */
 export interface PruneRules {
+  /** Elements whose class or id names page furniture (sharing, related stories, newsletter boxes, ads, comments). */
+  furniture: boolean
   /** Image captions and credits (figcaption, elements whose class names a caption or credit). */
   captions: boolean
   /** Lists and blocks that are mostly links (menus, "related stories"). */
@@ -19,14 +22,27 @@ export interface PruneRules {
  * header and footer before readability (-0.003), short unpunctuated lines at
  * the end (-0.001) or anywhere (-0.006).
  */
-export const DEFAULT_RULES: PruneRules = { captions: true, linkLists: true, empty: true, leading: true }
+export const DEFAULT_RULES: PruneRules = { furniture: true, captions: true, linkLists: true, empty: true, leading: true }
 
 function textLength(element: DomElement): number {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
 }
 
+/** Block containers that may be furniture (never inline elements: a linked name in a sentence can have an id like "auto-tag_…"). */
+const FURNITURE_TAGS = ['div', 'section', 'aside', 'article', 'ul', 'ol', 'li', 'dl', 'figure', 'footer', 'header', 'nav', 'form', 'table', 'p']
+  .map((tag) => `${tag}[class], ${tag}[id]`)
+  .join(', ')
+
 /** After readability, on the content it chose. */
 export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
+  if (rules.furniture) {
+    const total = Math.max(1, textLength(root))
+    for (const element of Array.from(root.querySelectorAll(FURNITURE_TAGS))) {
+      if (!namesBoilerplate(element)) continue
+      if (textLength(element) > 0.3 * total) continue
+      element.remove()
+    }
+  }
   if (rules.captions) {
     for (const element of Array.from(root.querySelectorAll('figcaption, [class*="caption"], [class*="credit"], [class*="Caption"], [class*="Credit"]'))) {
       if (element.querySelector('p + p')) continue
@@ -52,7 +68,8 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
 }
 
 const BLOCK_NAMES = new Set(['p', 'div', 'section', 'article', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'ul', 'ol', 'blockquote', 'pre', 'table', 'figure', 'header', 'footer', 'dl', 'dd', 'dt'])
-const SENTENCE_END = /[.!?:;…"”’)\]]\s*$/
+/** What ends a sentence, in Latin, CJK, Arabic, Indic and Ethiopic scripts (a closing quote or bracket may follow). */
+const SENTENCE_END = /[.!?:;…。！？．｡؟۔।॥።][\s"'”’»)\]」』》）〕]*$|["”’)\]」』》）〕]\s*$/u
 
 /**
  * Block elements with no block inside, in document order: one walk of the
