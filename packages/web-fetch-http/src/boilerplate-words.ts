@@ -32,7 +32,7 @@ const WORDS = new Set([
   'tags', 'tag', 'tagcloud', 'breadcrumb', 'breadcrumbs', 'pagination', 'pager', 'nav', 'navbar', 'navigation', 'menu', 'sidebar',
   'gallery', 'slideshow', 'carousel', 'lightbox', 'slider',
   'byline', 'dateline', 'timestamp', 'author', 'authors', 'bio',
-  'modal', 'popup', 'overlay', 'cookie', 'cookies', 'consent', 'gdpr', 'banner', 'toolbar', 'print',
+  'feedback', 'modal', 'popup', 'overlay', 'cookie', 'cookies', 'consent', 'gdpr', 'banner', 'toolbar', 'print',
 ])
 const PREFIXES = ['advert', 'promo', 'sponsor', 'share', 'social', 'related', 'recommend', 'newsletter', 'subscri', 'comment', 'breadcrumb', 'sidebar', 'outbrain', 'taboola']
 

@@ -1,0 +1,166 @@
+import { attributeWords } from './boilerplate-words.js'
+import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
+import { removeUnseen } from './dom-clean.js'
+import { pruneContent, trimLeadingLabels } from './prune-content.js'
+
+/**
+ * The second main-content candidate, found by a different method from
+ * readability's scoring: the element that the page's own markup names as the
+ * article body, by a cascade of tiers from the most specific name to the
+ * least. Within a tier the first element in document order wins; a tier
+ * whose element holds too little text gives way to the next.
+ *
+ * 1. itemprop=articleBody, or a class or id made of an article word and a
+ *    body word (article-body, entry-content, post__text, storyBody);
+ * 2. the first <article> (unless the page is a list of articles: see below);
+ * 3. a class or id that is an article word alone (story, post, entry);
+ * 4. the page's main area (main, role=main, a class or id content or main).
+ */
+const ARTICLE_WORDS = new Set(['article', 'post', 'entry', 'story', 'blog', 'news', 'single', 'page', 'main', 'art', 'item', 'node', 'body'])
+const BODY_WORDS = new Set(['body', 'content', 'text', 'copy', 'entry', 'inner', 'main', 'detail', 'details', 'fulltext'])
+const ALONE_WORDS = new Set(['story', 'post', 'entry', 'article', 'hentry', 'fulltext', 'storycontent', 'postcontent', 'articlecontent', 'articlebody', 'entrycontent', 'postbody', 'storybody', 'bodytext', 'articletext', 'posttext'])
+const MAIN_WORDS = new Set(['content', 'main', 'maincontent', 'primary'])
+
+/** "article-body", "article__body", "articleBody" and "articlebody" all give article+body. */
+function isArticleBodyName(element: DomElement): boolean {
+  if (element.getAttribute('itemprop')?.toLowerCase() === 'articlebody') return true
+  const words = attributeWords(element)
+  for (let index = 0; index + 1 < words.length; index++) {
+    if (ARTICLE_WORDS.has(words[index]!) && BODY_WORDS.has(words[index + 1]!) && words[index] !== words[index + 1]) return true
+  }
+  for (const word of words) if (ALONE_WORDS.has(word) && word.length > 9) return true
+  return false
+}
+
+function classTokens(element: DomElement): string[] {
+  return `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`.toLowerCase().split(/\s+/).filter(Boolean)
+}
+
+function isArticleAlone(element: DomElement): boolean {
+  if (element.getAttribute('role') === 'article') return true
+  for (const token of classTokens(element)) if (ALONE_WORDS.has(token.replace(/[-_]/g, ''))) return true
+  return false
+}
+
+function isMainArea(element: DomElement): boolean {
+  if (element.localName === 'main' || element.getAttribute('role') === 'main') return true
+  for (const token of classTokens(element)) if (MAIN_WORDS.has(token.replace(/[-_]/g, ''))) return true
+  return false
+}
+
+function textLength(element: DomElement): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
+}
+
+/** Enough text to be an article rather than a teaser or an empty frame. */
+const MIN_CONTAINER_CHARS = 250
+
+/** Page chrome that can sit inside an article container. */
+const CHROME = 'nav, aside, footer, form, button, select, input, textarea, header'
+/** Class words without digits (post-1806 and the like name one item, not a kind of item). */
+function kindOf(element: DomElement): string {
+  const words = (element.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  return `${element.localName}.${words.sort().join('.')}`
+}
+
+function sharesClassWord(one: DomElement, other: DomElement): boolean {
+  const words = new Set((one.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word)))
+  const others = (other.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  if (!words.size && !others.length) return true
+  return others.some((word) => words.has(word))
+}
+
+/** An item of a list has at least this much text. */
+const MIN_ITEM_CHARS = 40
+/** An item holding its own heading and this much text is a whole article: a list of them is one article and those a page appends after it. */
+const ARTICLE_ITEM_CHARS = 1500
+/** How many levels above the named element are searched for the repeated item. */
+const ITEM_LEVELS = 3
+
+function contains(ancestor: DomNode, node: DomNode): boolean {
+  for (let current: DomNode | null = node; current; current = current.parentNode) if (current === ancestor) return true
+  return false
+}
+
+/**
+ * When the named element is one of a run of items of the same kind (the
+ * posts of a thread, the answers to a question, the results of a search),
+ * their nearest common container: a page of many blocks keeps them all. The
+ * items are the element's siblings of the same tag sharing a class word, at
+ * its own level or up to ITEM_LEVELS above, or elements elsewhere with
+ * exactly its class words. A run of whole articles (each with a heading and
+ * long) is what infinite scrolling appends: the first one stands alone.
+ */
+function listAround(element: DomElement, body: DomElement): DomElement | undefined {
+  let item: DomElement = element
+  for (let level = 0; level <= ITEM_LEVELS && item.parentNode; level++) {
+    const parent = item.parentNode as DomElement
+    if (parent.localName === 'body' || parent.localName === 'html') break
+    let similar = 0
+    for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
+      if (sibling === item || sibling.nodeType !== ELEMENT_NODE) continue
+      const other = sibling as DomElement
+      if (other.localName === item.localName && sharesClassWord(item, other) && textLength(other) >= MIN_ITEM_CHARS) similar++
+    }
+    if (similar >= 2) return isArticleRun(parent, item) ? undefined : parent
+    item = parent
+  }
+  const kind = kindOf(element)
+  if (kind.endsWith('.')) return undefined
+  const alike = Array.from(body.querySelectorAll(element.localName)).filter((other) => other !== element && kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textLength(other) >= MIN_ITEM_CHARS)
+  if (alike.length < 2) return undefined
+  let common: DomNode | null = element.parentNode
+  while (common && !alike.every((other) => contains(common!, other))) common = common.parentNode
+  if (!common || (common as DomElement).localName === 'body' || (common as DomElement).localName === 'html') return undefined
+  return common as DomElement
+}
+
+function isArticleRun(parent: DomElement, item: DomElement): boolean {
+  let articles = 0
+  let items = 0
+  for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
+    if (sibling.nodeType !== ELEMENT_NODE || (sibling as DomElement).localName !== item.localName) continue
+    items++
+    const other = sibling as DomElement
+    if (textLength(other) >= ARTICLE_ITEM_CHARS && other.querySelector('h1, h2, h3')) articles++
+  }
+  return articles >= 2 && articles * 2 >= items
+}
+
+/** At most this many named containers are tried (each is copied and cleaned), and this many searched for the list they are an item of. */
+const MAX_TRIES = 4
+const MAX_WIDENINGS = 8
+
+/**
+ * A cleaned copy of the element the markup names as the article, or
+ * undefined: the document itself is left as it was, for readability. The
+ * candidates are collected in one pass; each tier's elements are tried in
+ * order until a cleaned copy keeps enough text.
+ */
+export function containerCandidate(body: DomElement): DomElement | undefined {
+  const tiers: DomElement[][] = [[], [], [], []]
+  for (const element of Array.from(body.querySelectorAll('article, div, section, main, td, [itemprop], [role]'))) {
+    if (isArticleBodyName(element)) tiers[0]!.push(element)
+    else if (element.localName === 'article') tiers[1]!.push(element)
+    else if (isArticleAlone(element)) tiers[2]!.push(element)
+    else if (isMainArea(element)) tiers[3]!.push(element)
+  }
+  let tries = 0
+  let widenings = 0
+  for (const tier of tiers) {
+    for (const element of tier) {
+      const length = textLength(element)
+      if (length < MIN_ITEM_CHARS) continue
+      // A short post can be one of a thread whose posts together are long enough.
+      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, body) ?? element) : element
+      if (container === element && length < MIN_CONTAINER_CHARS) continue
+      if (++tries > MAX_TRIES) return undefined
+      const copy = (container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
+      removeUnseen(copy, CHROME)
+      pruneContent(copy)
+      trimLeadingLabels(copy)
+      if (textLength(copy) >= MIN_CONTAINER_CHARS) return copy
+    }
+  }
+  return undefined
+}
