@@ -1,11 +1,14 @@
 /**
  * node --import tsx bench/extract-dom.ts [--limit N]
  *
- * Which DOM should readability run on? Runs the fetcher's own extraction
- * (extractHtml: pre-strip, readability, clean-up, text) over every page of the
- * shared article-extraction benchmark with linkedom and with jsdom, each in
- * its own child process (so that peak RSS is its own), on the main thread,
- * and prints F1 (text format) and milliseconds per page side by side.
+ * Which tree should readability run on? Runs the fetcher's own extraction
+ * (extractHtml: parse, readability, clean-up, text) over every page of the
+ * shared article-extraction benchmark with three parsers, each in its own
+ * child process (so that peak RSS is its own), on the main thread, and prints
+ * F1 (text format) and milliseconds per page side by side:
+ * - parse5: production, the standard's tree construction into linkedom nodes;
+ * - linkedom: linkedom's own parser (htmlparser2), not the standard's tree;
+ * - jsdom: the standard's tree (parse5) in jsdom's DOM.
  * jsdom is a devDependency of dsh-web-fetch-http used only here.
  */
 import { execFileSync } from 'node:child_process'
@@ -16,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gunzipSync } from 'node:zlib'
 import { extractHtml } from '../packages/web-fetch-http/src/extract-html.js'
-import { type HtmlParser, linkedomParser } from '../packages/web-fetch-http/src/parse-html.js'
+import { type HtmlParser, htmlParser } from '../packages/web-fetch-http/src/parse-html.js'
 import type { DomDocument } from '../packages/web-fetch-http/src/dom.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -31,7 +34,7 @@ const { values } = parseArgs({
 
 if (!values.only) {
   const rows: string[] = []
-  for (const dom of ['linkedom', 'jsdom']) {
+  for (const dom of ['parse5', 'linkedom', 'jsdom']) {
     const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', dom, '--data', values.data!, '--scorer', values.scorer!]
     if (values.limit) args.push('--limit', values.limit)
     rows.push(execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }).trim())
@@ -48,9 +51,21 @@ type Scorer = {
 }
 const scorer = (await import(pathToFileURL(values.scorer!).href)) as Scorer
 
-let parser: HtmlParser = linkedomParser
+let parser: HtmlParser = htmlParser
 let closeLast = () => {}
-if (values.only === 'jsdom') {
+if (values.only === 'linkedom') {
+  const { parseHTML } = (await import(pathToFileURL(createRequire(join(root, 'packages/web-fetch-http/package.json')).resolve('linkedom')).href)) as {
+    parseHTML(html: string): { document: DomDocument }
+  }
+  parser = {
+    name: 'linkedom',
+    parse(html: string) {
+      const { document } = parseHTML(html)
+      // linkedom makes the first element of a fragment the document element; give it a body.
+      return document.body && document.documentElement?.localName === 'html' ? document : parseHTML(`<!DOCTYPE html><html><body>${html}</body></html>`).document
+    },
+  }
+} else if (values.only === 'jsdom') {
   const fromPackage = createRequire(join(root, 'packages/web-fetch-http/package.json'))
   const { JSDOM, VirtualConsole } = (await import(pathToFileURL(fromPackage.resolve('jsdom')).href)) as {
     JSDOM: new (html: string, options: { url: string; virtualConsole: unknown }) => { window: { document: unknown; close(): void } }

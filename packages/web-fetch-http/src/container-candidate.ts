@@ -1,4 +1,4 @@
-import { attributeWords } from './boilerplate-words.js'
+import { attributeWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { removeUnseen } from './dom-clean.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
@@ -159,8 +159,70 @@ export function containerCandidate(body: DomElement): DomElement | undefined {
       removeUnseen(copy, CHROME)
       pruneContent(copy)
       trimLeadingLabels(copy)
-      if (textLength(copy) >= MIN_CONTAINER_CHARS) return copy
+      if (textLength(copy) < MIN_CONTAINER_CHARS) continue
+      // The article runs on past the element (markup that closed it early): the name does not delimit it.
+      if (runsOnAfter(container, body)) return undefined
+      return copy
     }
   }
   return undefined
+}
+
+/** A paragraph of prose: long enough, and ending a sentence. */
+function isProse(element: DomElement): boolean {
+  const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim()
+  return text.length >= 80 && /[.!?。！？…]["'”’)\]]*$/u.test(text)
+}
+
+/** Paragraphs of prose after the container that say the article goes on: this many, within its grandparent. */
+const RUN_ON_PARAGRAPHS = 2
+
+/**
+ * Whether prose paragraphs follow the container, within its grandparent (or
+ * the body), outside page chrome, furniture, other articles and other
+ * elements of the container's kind (the next post, a teaser): the page's
+ * markup closed the container before the article ended.
+ */
+function runsOnAfter(container: DomElement, body: DomElement): boolean {
+  let scope: DomElement = container
+  for (let level = 0; level < 2 && scope.parentNode && scope !== body; level++) scope = scope.parentNode as DomElement
+  const kind = kindOf(container)
+  let prose = 0
+  let after = false
+  for (const paragraph of Array.from(scope.querySelectorAll('p'))) {
+    if (!after) {
+      if (contains(container, paragraph)) continue
+      // document order: a paragraph before the container is not after it
+      if (!follows(paragraph, container)) continue
+      after = true
+    }
+    if (contains(container, paragraph) || !isProse(paragraph)) continue
+    let outside = true
+    for (let node = paragraph.parentNode as DomElement | null; node && node !== scope; node = node.parentNode as DomElement | null) {
+      if (node.localName === 'article' || kindOf(node) === kind || SHUT.has(node.localName) || namesBoilerplate(node)) {
+        outside = false
+        break
+      }
+    }
+    if (outside && ++prose >= RUN_ON_PARAGRAPHS) return true
+  }
+  return false
+}
+
+const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])
+
+/** Whether `node` comes after `reference` (and not inside it) in document order. */
+function follows(node: DomNode, reference: DomNode): boolean {
+  const path = (start: DomNode) => {
+    const nodes: DomNode[] = []
+    for (let current: DomNode | null = start; current; current = current.parentNode) nodes.unshift(current)
+    return nodes
+  }
+  const one = path(node)
+  const other = path(reference)
+  let depth = 0
+  while (depth < one.length && depth < other.length && one[depth] === other[depth]) depth++
+  if (depth === other.length || depth === one.length) return false
+  for (let sibling = other[depth]!.nextSibling; sibling; sibling = sibling.nextSibling) if (sibling === one[depth]) return true
+  return false
 }

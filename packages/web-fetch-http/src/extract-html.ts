@@ -2,7 +2,7 @@ import { Readability } from '@mozilla/readability'
 import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from 'dsh-web'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 import { MAX_DEPTH, flattenDeepNesting } from './flatten-deep.js'
-import { type HtmlParser, linkedomParser, stripInertElements } from './parse-html.js'
+import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate } from './choose-candidate.js'
 import { containerCandidate } from './container-candidate.js'
 import { removeUnseen } from './dom-clean.js'
@@ -166,9 +166,9 @@ function pick(...values: (string | null | undefined)[]): string | undefined {
  * when neither finds anything usable. `full` keeps the whole body minus
  * scripts, styles and hidden elements.
  */
-export function extractHtml(input: ExtractInput, parser: HtmlParser = linkedomParser): ExtractOutput {
+export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser): ExtractOutput {
   const warnings: string[] = []
-  const html = stripInertElements(input.html)
+  const { html } = input
   const parse = (source: string) => {
     const document = parser.parse(source, input.url)
     return { document, flattened: flattenDeepNesting(document) }

@@ -118,7 +118,8 @@ const MAX_LEADING_LABELS = 6
 /**
  * Strips short unpunctuated lines (datelines, bylines, labels) before the
  * first paragraph: only when a paragraph follows within MAX_LEADING_LABELS
- * lines, so that a page made of short lines keeps them all.
+ * lines. Content with no paragraph (a list, a specification, a table of
+ * short lines) has nothing before its first paragraph and is kept whole.
  */
 export function trimLeadingLabels(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
   if (!rules.leading) return

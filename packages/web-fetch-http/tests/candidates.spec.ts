@@ -50,6 +50,12 @@ describe('the container the markup names as the article', () => {
     assert.match(toPlainText(copy), /the bridge/)
   })
 
+  it('gives no candidate when prose runs on after the container (markup that closed it early), but does when other articles follow', () => {
+    assert.equal(containerCandidate(body(`<article>${ARTICLE}</article>${sentence('the rest of the story')}${sentence('its ending')}`)), undefined)
+    const teasers = `<article class="teaser">${sentence('another story')}</article><article class="teaser">${sentence('a third story')}</article>`
+    assert.ok(containerCandidate(body(`<div><article class="main">${ARTICLE}</article>${teasers}</div>`)))
+  })
+
   it('widens one post of a thread to the whole thread', () => {
     const post = (text: string) => `<article class="post"><div class="user">someone</div><div class="message">${sentence(text)}</div></article>`
     const copy = containerCandidate(body(`<div class="thread">${post('the first post')}${post('the second post')}${post('the third post')}</div>`))!

@@ -56,4 +56,12 @@ describe('clean-ups after readability', () => {
     trimLeadingLabels(root)
     assert.match(toPlainText(root), /^先日/)
   })
+
+  it('keeps content made only of short lines whole (a specification, a list): nothing precedes a first paragraph', () => {
+    const lines = ['Model FR-2', 'Width 120 mm', 'Height 80 mm', 'Weight 350 g', 'Battery 4000 mAh', 'Colour Slate grey']
+    const root = content(`<h1>Field radio specifications</h1><ul>${lines.map((line) => `<li>${line}</li>`).join('')}</ul>`)
+    trimLeadingLabels(root)
+    const text = toPlainText(root)
+    for (const line of ['Field radio specifications', ...lines]) assert.match(text, new RegExp(line))
+  })
 })

@@ -1,0 +1,276 @@
+import { DOMParser } from 'linkedom'
+import { type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html, parse as parse5 } from 'parse5'
+import type { DomDocument, DomElement, DomNode } from './dom.js'
+
+
+/**
+ * The tree the HTML standard's tree-construction algorithm builds (parse5),
+ * made of linkedom nodes, which readability, turndown and our serializers
+ * read. One tree, built as parse5 goes: no second parse.
+ *
+ * What never reaches the output is not built: comments, the text of scripts
+ * (but JSON-LD, which readability reads for metadata) and styles, template
+ * contents and inline SVG are kept out of the linkedom tree (parse5 still
+ * parses them, so a malformed `</script` cannot swallow the article), and
+ * white space between two block boxes, which never renders, is not made
+ * into text nodes.
+ */
+
+const NS = parse5Html.NS
+
+/** A linkedom node as this file uses it, with the marks the adapter sets (symbol keys). */
+interface Node extends DomElement {
+  [key: symbol]: unknown
+  data: string
+  lastChild: Node | null
+  previousSibling: Node | null
+  parentNode: Node | null
+  insertBefore(node: Node, reference: Node | null): void
+  getAttributeNames(): string[]
+}
+type Element = Node
+type LinkedomMap = TreeAdapterTypeMap<Node, Node, Node, Node, Node, Node, Node, Node, Node, Node>
+
+/** Set on nodes kept out of the linkedom tree, and on everything parse5 puts inside them. */
+const HELD = Symbol('held out of the tree')
+/** The parent parse5 gave a held node (parse5 asks for it back during foster parenting). */
+const HELD_PARENT = Symbol('held parent')
+const TEMPLATE_CONTENT = Symbol('template content')
+/** The namespace of an element not in HTML's (SVG, MathML). */
+const NAMESPACE = Symbol('namespace')
+/** A script's text, collected (up to SCRIPT_SCAN_CHARS) to find React's streaming calls. */
+const SCRIPT_TEXT = Symbol('script text')
+const SCRIPT_SCAN_CHARS = 64 * 1024
+
+/** Boxes that are blocks or not rendered: white space between two of them (or at either end of one) never renders. */
+const BLOCKS = new Set([
+  'address', 'article', 'aside', 'base', 'blockquote', 'body', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset', 'figcaption',
+  'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'head', 'header', 'hgroup', 'hr', 'html', 'li', 'link', 'main', 'meta',
+  'nav', 'noscript', 'ol', 'option', 'p', 'section', 'select', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'title', 'tr',
+  'ul', 'caption', 'colgroup', 'col', 'script', 'style', 'template',
+])
+const WHITE_SPACE = /^[ \t\n\f\r]*$/
+
+/** React's streaming calls that move a hidden segment into place: $RC(boundary, segment), $RS(segment, placeholder). */
+export interface StreamingMove {
+  kind: 'RC' | 'RS'
+  from: string
+  to: string
+}
+
+export interface BuiltTree {
+  document: DomDocument
+  /** The calls found in the page's scripts, in order. */
+  moves: StreamingMove[]
+  /** Elements whose id has React's streaming form (`S:0`, `B:0`, `P:0`, maybe after a prefix), by id. */
+  streamingIds: Map<string, DomElement>
+}
+
+/** React's ids of segments (S), boundaries (B) and placeholders (P). */
+const STREAMING_ID = /(?:^|[^A-Za-z0-9])[BSP]:[0-9a-z]+$/i
+
+// linkedom links a node's attributes and children in one list through these two symbols; reading them
+// off an instance lets attributes be appended in constant time (its setAttribute searches the list first,
+// quadratic for a tag with many attributes; parse5 has already dropped duplicate names).
+const probe = new DOMParser().parseFromString('<p a="1"></p>', 'text/html') as unknown as DomDocument
+const probeElement = probe.querySelector('p')!
+const symbolNamed = (object: object, name: string) => {
+  const symbol = Object.getOwnPropertySymbols(object).find((candidate) => candidate.description === name)
+  if (!symbol) throw new Error(`linkedom internals changed: no ${name} symbol`)
+  return symbol
+}
+const END = symbolNamed(probeElement, 'end')
+const PREV = symbolNamed(probeElement, 'prev')
+const NEXT = symbolNamed(probeElement, 'next')
+const VALUE = symbolNamed((probe as unknown as LinkedomDocument).createAttribute('a'), 'value')
+
+/** Links an attribute after `previous` (the element itself or one of its attributes). */
+function linkAttribute(document: LinkedomDocument, element: Element, previous: Record<symbol, unknown>, name: string, value: string) {
+  const attribute = document.createAttribute(name)
+  attribute[VALUE] = value
+  attribute.ownerElement = element
+  const next = previous[NEXT] as Record<symbol, unknown>
+  previous[NEXT] = attribute
+  attribute[PREV] = previous
+  attribute[NEXT] = next
+  next[PREV] = attribute
+}
+
+function attributeName(attribute: Token.Attribute): string {
+  return attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name
+}
+
+/** React's markers of a Suspense boundary (`<!--$?-->` … `<!--/$-->`), the only comments kept: $RC reads them. */
+const REACT_MARKERS = new Set(['$', '$?', '$!', '/$'])
+const MOVE_CALL = /\$R([CS])\(\s*"([^"]{1,100})"\s*,\s*"([^"]{1,100})"/g
+
+interface LinkedomDocument extends Node {
+  createElement(name: string): Node
+  createElementNS(namespace: string, name: string): Node
+  createAttribute(name: string): Record<symbol, unknown> & { ownerElement: unknown }
+  createTextNode(data: string): Node
+  createComment(data: string): Node
+  createDocumentFragment(): Node
+}
+
+export function buildTree(html: string): BuiltTree {
+  const document = new DOMParser().parseFromString('', 'text/html') as unknown as LinkedomDocument
+  const moves: StreamingMove[] = []
+  const streamingIds = new Map<string, DomElement>()
+  let mode = parse5Html.DOCUMENT_MODE.NO_QUIRKS
+  // Every comment but React's markers: parse5 appends it, and the append does nothing.
+  const comment = { nodeType: 8, [HELD]: true } as unknown as Node
+
+  const hold = (node: Node, parent: Node) => {
+    node[HELD] = true
+    node[HELD_PARENT] = parent
+  }
+
+  // White space whose fate waits on what comes next: dropped before a block or the end of its parent, kept otherwise.
+  let pendingParent: Node | null = null
+  let pendingText = ''
+  const flush = (keep: boolean) => {
+    const parent = pendingParent
+    pendingParent = null
+    if (parent && keep) appendText(parent, pendingText, true)
+  }
+  const isBlock = (node: Node) => node.nodeType === 1 && BLOCKS.has(node.localName)
+
+  const appendText = (parent: Node, text: string, force = false) => {
+    const last = parent.lastChild
+    if (last && last.nodeType === 3) {
+      last.data += text
+      return
+    }
+    if (!force && parent.nodeType === 1 && isBlock(last ?? parent) && WHITE_SPACE.test(text)) {
+      pendingParent = parent
+      pendingText = text
+      return
+    }
+    parent.appendChild(document.createTextNode(text))
+  }
+
+  const adapter: TreeAdapter<LinkedomMap> = {
+    createDocument: () => document,
+    createDocumentFragment() {
+      // Only template contents are fragments, and they never render.
+      const fragment = document.createDocumentFragment()
+      fragment[HELD] = true
+      return fragment
+    },
+    createElement(tagName, namespaceURI, attrs) {
+      const element = namespaceURI === NS.HTML ? document.createElement(tagName) : document.createElementNS(namespaceURI, tagName)
+      // A new element has no children: its last attribute is the node before its end.
+      const end = element[END] as Record<symbol, unknown>
+      for (const attribute of attrs) {
+        linkAttribute(document, element, end[PREV] as Record<symbol, unknown>, attributeName(attribute), attribute.value)
+        const { name, value } = attribute
+        if (name === 'id' && value.includes(':') && STREAMING_ID.test(value) && !streamingIds.has(value)) streamingIds.set(value, element)
+      }
+      if (namespaceURI !== NS.HTML) element[NAMESPACE] = namespaceURI
+      if (namespaceURI === NS.SVG || tagName === 'style') element[HELD] = true
+      else if (tagName === 'script' && !attrs.some((a) => a.name === 'type' && /application\/ld\+json/i.test(a.value))) {
+        element[HELD] = true
+        element[SCRIPT_TEXT] = ''
+      }
+      return element
+    },
+    createCommentNode: (data) => (REACT_MARKERS.has(data) ? document.createComment(data) : comment),
+    createTextNode: (value) => document.createTextNode(value),
+
+    appendChild(parent, child) {
+      if (child === comment) return
+      if (child[HELD] || parent[HELD]) return hold(child, parent)
+      flush(parent !== pendingParent || !isBlock(child))
+      parent.appendChild(child)
+    },
+    insertBefore(parent, child, reference) {
+      if (child === comment) return
+      if (child[HELD] || parent[HELD]) return hold(child, parent)
+      flush(true)
+      if (reference.parentNode === parent) parent.insertBefore(child, reference)
+      else parent.appendChild(child)
+    },
+    setTemplateContent(template, content) {
+      template[TEMPLATE_CONTENT] = content
+    },
+    getTemplateContent: (template) => template[TEMPLATE_CONTENT] as Node,
+    setDocumentType() {},
+    setDocumentMode(_document, value) {
+      mode = value
+    },
+    getDocumentMode: () => mode,
+    detachNode(node) {
+      if (node[HELD]) {
+        node[HELD_PARENT] = null
+        return
+      }
+      flush(true)
+      node.remove()
+    },
+    insertText(parent, text) {
+      if (parent[HELD]) {
+        const seen = parent[SCRIPT_TEXT]
+        if (typeof seen === 'string' && seen.length < SCRIPT_SCAN_CHARS) parent[SCRIPT_TEXT] = seen + text
+        return
+      }
+      if (pendingParent === parent) {
+        pendingParent = null
+        text = pendingText + text
+      } else flush(true)
+      appendText(parent, text)
+    },
+    insertTextBefore(parent, text, reference) {
+      if (parent[HELD]) return
+      flush(true)
+      const before = reference.previousSibling
+      if (before && before.nodeType === 3) before.data += text
+      else if (reference.parentNode === parent) parent.insertBefore(document.createTextNode(text), reference)
+      else appendText(parent, text, true)
+    },
+    adoptAttributes(recipient, attrs) {
+      // <html> or <body> again: its new attributes go after those it has (a few, in practice).
+      let last = recipient as Record<symbol, unknown>
+      while ((last[NEXT] as Node).nodeType === 2) last = last[NEXT] as Record<symbol, unknown>
+      for (const attribute of attrs) {
+        const name = attributeName(attribute)
+        if (recipient.hasAttribute(name)) continue
+        linkAttribute(document, recipient, last, name, attribute.value)
+        last = last[NEXT] as Record<symbol, unknown>
+      }
+    },
+
+    getFirstChild: (node) => node.firstChild as Node | null,
+    getChildNodes: (node) => Array.from(node.childNodes) as Node[],
+    getParentNode: (node) => (node[HELD] ? (node[HELD_PARENT] as Node | null) : node.parentNode),
+    getAttrList: (element) => element.getAttributeNames().map((name) => ({ name, value: element.getAttribute(name) ?? '' })),
+    getTagName: (element) => element.localName,
+    getNamespaceURI: (element) => (element[NAMESPACE] as parse5Html.NS | undefined) ?? NS.HTML,
+    getTextNodeContent: (node) => node.data,
+    getCommentNodeContent: (node) => node.data,
+    getDocumentTypeNodeName: () => '',
+    getDocumentTypeNodePublicId: () => '',
+    getDocumentTypeNodeSystemId: () => '',
+    isTextNode: (node): node is Node => node.nodeType === 3,
+    isCommentNode: (node): node is Node => node.nodeType === 8,
+    isDocumentTypeNode: (node): node is Node => node.nodeType === 10,
+    isElementNode: (node): node is Node => node.nodeType === 1,
+    setNodeSourceCodeLocation() {},
+    getNodeSourceCodeLocation: () => undefined,
+    updateNodeSourceCodeLocation() {},
+
+    onItemPop(element) {
+      if (pendingParent === element) flush(false)
+      const text = element[SCRIPT_TEXT]
+      if (typeof text !== 'string') return
+      element[SCRIPT_TEXT] = undefined
+      if (text.includes('$R')) {
+        for (const match of text.matchAll(MOVE_CALL)) moves.push({ kind: match[1] === 'C' ? 'RC' : 'RS', from: match[2]!, to: match[3]! })
+      }
+    },
+  }
+  parse5(html, { treeAdapter: adapter, scriptingEnabled: true })
+  // white space at the very end, after a block
+  flush(false)
+  return { document: document as unknown as DomDocument, moves, streamingIds }
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { buildTree } from '../src/build-tree.js'
+import { htmlParser } from '../src/parse-html.js'
+import { standardTree, treeLines } from './standard-tree.js'
+
+// Markup that parsers disagree on: each is built by the standard's tree construction (the
+// insertion modes, the adoption agency, foster parenting, implied end tags) into linkedom.
+const CASES: Record<string, string> = {
+  'content between </head> and <body>': '<html><head><title>T</title></head><meta name="a" content="b"><font>x</font><a href="/y">y</a><body class="c"><p>body</p></body></html>',
+  'a loose table before <body>': '<html><head></head><table><tr><td>cell</td></tr></table><body><p>after</p></body></html>',
+  '<title> without <head>': '<title>Only title</title><p>para</p>',
+  'body content before </head>': '<html><head><meta charset="utf-8"><p>early</p><link rel="x"></head><body><p>later</p></body></html>',
+  '</script without >': '<p>a</p><script>var x = "</p>"</script <p>article text</p><script>y()</script><p>end</p>',
+  'text after </html>': '<html><body><p>in</p></body></html><p>after</p>tail',
+  'misnested inline and block': '<p><b>bold <i>both</b> italic</i> plain</p><b><p>one</p><p>two</p></b><a href="1">x<div>y</div>z</a>',
+  'unclosed table cells': '<table><tr><td>a<td>b<tr><td>c</table><p>after</p>',
+  'stray end tags': '</div></span><p>one</p></li></td></tr></table><p>two</p></body><p>three',
+  'foster parenting': '<table>lost<tr>text in row<td>cell</td></tr><b>bold</b></table>',
+  'formatting reconstructed across blocks': '<p><b><i>x</p><p>y</i>z</b>w</p>',
+  'more than three identical formatting elements': '<b><b><b><b>deep</b></b></b></b><p>x</p>',
+  'nested forms and buttons': '<form><form><input name="a"><button>b<button>c</button></form><p>after</p>',
+  'select with stray elements': '<select><option>1<option>2<p>not allowed</p></select><p>after</p>',
+  'list items and definitions': '<ul><li>one<li>two<ul><li>nested</ul><li>three</ul><dl><dt>a<dd>b<dt>c</dl>',
+  'headings nested': '<h1>one<h2>two</h1>three',
+  'svg and foreignObject': '<p>a</p><svg><text>drawn</text><foreignObject><p>inside</p></foreignObject></svg><p>b</p>',
+  'template': '<template><p>inert</p></template><p>shown</p>',
+  'comments and CDATA': '<p>a<!-- c -->b</p><![CDATA[x]]><p>c</p>',
+  'noscript': '<noscript><p>no js</p></noscript><p>with js</p>',
+  'entities, CR LF, NUL': '<p title="a&amp;b">&lt;x&gt; &copy; &notanentity; caf&eacute;\r\nline\u0000</p>',
+  'textarea, title and pre keep their text': '<textarea>\n<b>raw</b></textarea><pre>\n\nlead</pre><title>a <b> c</title>',
+  'duplicate attributes and attributes on html and body': '<html lang="en"><body id="b"><div a="1" a="2" b="3">x</div><html data-x="y"><body data-z="w">',
+  'white space around blocks and inline': '<div>\n <p> a <b>b</b> <i>c</i> </p>\n <span> d </span>\n</div>\n',
+  'frameset': '<frameset><frame src="a"></frameset>',
+  'JSON-LD kept, other scripts out': '<head><script type="application/ld+json">{"a":"</p>"}</script><script>x</script></head><p>y</p>',
+}
+
+describe('the tree extraction reads is the standard\'s', () => {
+  for (const [name, html] of Object.entries(CASES)) {
+    it(name, () => {
+      assert.deepEqual(treeLines(buildTree(html).document), standardTree(html))
+    })
+  }
+})
+
+describe('linkedom nodes built directly', () => {
+  it('reads attributes back, classes included, with many attributes on one element', () => {
+    const attributes = Array.from({ length: 500 }, (_, index) => ` data-a${index}="${index}"`).join('')
+    const { document } = buildTree(`<div id="x" class="one  two"${attributes}>t</div>`)
+    const div = document.querySelector('#x')!
+    assert.equal(div.getAttribute('data-a499'), '499')
+    assert.equal((div as typeof div & { className: string }).className, 'one two')
+    assert.equal(document.querySelectorAll('.two').length, 1)
+    div.setAttribute('data-a0', 'changed')
+    div.removeAttribute('data-a1')
+    assert.equal(div.outerHTML.slice(0, 58), `<div id="x" class="one  two" data-a0="changed" data-a2="2"`)
+  })
+})
+
+describe('React streaming segments', () => {
+  it('$RS puts a segment in place of its placeholder', () => {
+    const html = '<div id="root"><p>shell</p><template id="P:1"></template><p>end</p></div><div hidden id="S:1"><p>late</p></div><script>$RS("S:1","P:1")</script>'
+    assert.equal(htmlParser.parse(html, 'https://x.test/').querySelector('#root')!.innerHTML, '<p>shell</p><p>late</p><p>end</p>')
+  })
+
+  it('$RC replaces a boundary\'s fallback, nested boundaries included, and an unplaced segment is no longer hidden', () => {
+    const html = '<main><!--$?--><template id="B:0"></template><p>wait</p><!--$--><p>inner</p><!--/$--><p>more wait</p><!--/$--><p>after</p></main>' +
+      '<div hidden id="S:0"><p>story</p></div><div hidden id="S:9"><p>orphan</p></div><script>$RC("B:0","S:0")</script>'
+    const document = htmlParser.parse(html, 'https://x.test/')
+    assert.equal(document.querySelector('main')!.textContent, 'storyafter')
+    assert.equal(document.querySelector('[id="S:9"]')!.hasAttribute('hidden'), false)
+  })
+})
