@@ -1,3 +1,4 @@
+import { attributeOf } from './dom-walk.js'
 import type { DomElement } from './dom.js'
 
 /**
@@ -6,7 +7,7 @@ import type { DomElement } from './dom.js'
  * ("relatedPosts share_bar" gives related, posts, share, bar).
  */
 export function attributeWords(element: DomElement): string[] {
-  const value = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`
+  const value = `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`
   if (!value.trim()) return []
   return value
     .replace(/([a-z])([A-Z])/g, '$1 $2')

@@ -1,6 +1,7 @@
 import { attributeWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { removeUnseen } from './dom-clean.js'
+import { attributeOf, descendants } from './dom-walk.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 
 /**
@@ -23,7 +24,7 @@ const MAIN_WORDS = new Set(['content', 'main', 'maincontent', 'primary'])
 
 /** "article-body", "article__body", "articleBody" and "articlebody" all give article+body. */
 function isArticleBodyName(element: DomElement): boolean {
-  if (element.getAttribute('itemprop')?.toLowerCase() === 'articlebody') return true
+  if (attributeOf(element, 'itemprop')?.toLowerCase() === 'articlebody') return true
   const words = attributeWords(element)
   for (let index = 0; index + 1 < words.length; index++) {
     if (ARTICLE_WORDS.has(words[index]!) && BODY_WORDS.has(words[index + 1]!) && words[index] !== words[index + 1]) return true
@@ -33,17 +34,17 @@ function isArticleBodyName(element: DomElement): boolean {
 }
 
 function classTokens(element: DomElement): string[] {
-  return `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`.toLowerCase().split(/\s+/).filter(Boolean)
+  return `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`.toLowerCase().split(/\s+/).filter(Boolean)
 }
 
 function isArticleAlone(element: DomElement): boolean {
-  if (element.getAttribute('role') === 'article') return true
+  if (attributeOf(element, 'role') === 'article') return true
   for (const token of classTokens(element)) if (ALONE_WORDS.has(token.replace(/[-_]/g, ''))) return true
   return false
 }
 
 function isMainArea(element: DomElement): boolean {
-  if (element.localName === 'main' || element.getAttribute('role') === 'main') return true
+  if (element.localName === 'main' || attributeOf(element, 'role') === 'main') return true
   for (const token of classTokens(element)) if (MAIN_WORDS.has(token.replace(/[-_]/g, ''))) return true
   return false
 }
@@ -52,20 +53,29 @@ function textLength(element: DomElement): number {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
 }
 
+const CONTAINER_TAGS = new Set(['article', 'div', 'section', 'main', 'td'])
+
+function isContainerTag(element: DomElement): boolean {
+  return CONTAINER_TAGS.has(element.localName) || element.hasAttribute('itemprop') || element.hasAttribute('role')
+}
+
+/** Every name the tiers match holds one of these (a quick test before the words are split). */
+const NAME_HINT = /body|content|text|copy|entry|inner|main|detail|story|post|article|primary|hentry/i
+
 /** Enough text to be an article rather than a teaser or an empty frame. */
 const MIN_CONTAINER_CHARS = 250
 
 /** Page chrome that can sit inside an article container. */
-const CHROME = 'nav, aside, footer, form, button, select, input, textarea, header'
+const CHROME = ['nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea', 'header']
 /** Class words without digits (post-1806 and the like name one item, not a kind of item). */
 function kindOf(element: DomElement): string {
-  const words = (element.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
   return `${element.localName}.${words.sort().join('.')}`
 }
 
 function sharesClassWord(one: DomElement, other: DomElement): boolean {
-  const words = new Set((one.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word)))
-  const others = (other.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  const words = new Set((attributeOf(one, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word)))
+  const others = (attributeOf(other, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
   if (!words.size && !others.length) return true
   return others.some((word) => words.has(word))
 }
@@ -83,7 +93,8 @@ function contains(ancestor: DomNode, node: DomNode): boolean {
 }
 
 /**
- * When the named element is one of a run of items of the same kind (the
+ * `containers` are the page's container elements, where items elsewhere are
+ * looked for. When the named element is one of a run of items of the same kind (the
  * posts of a thread, the answers to a question, the results of a search),
  * their nearest common container: a page of many blocks keeps them all. The
  * items are the element's siblings of the same tag sharing a class word, at
@@ -91,7 +102,7 @@ function contains(ancestor: DomNode, node: DomNode): boolean {
  * exactly its class words. A run of whole articles (each with a heading and
  * long) is what infinite scrolling appends: the first one stands alone.
  */
-function listAround(element: DomElement, body: DomElement): DomElement | undefined {
+function listAround(element: DomElement, containers: DomElement[]): DomElement | undefined {
   let item: DomElement = element
   for (let level = 0; level <= ITEM_LEVELS && item.parentNode; level++) {
     const parent = item.parentNode as DomElement
@@ -107,7 +118,12 @@ function listAround(element: DomElement, body: DomElement): DomElement | undefin
   }
   const kind = kindOf(element)
   if (kind.endsWith('.')) return undefined
-  const alike = Array.from(body.querySelectorAll(element.localName)).filter((other) => other !== element && kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textLength(other) >= MIN_ITEM_CHARS)
+  const firstWord = kind.slice(element.localName.length + 1).split('.')[0]!
+  const alike = containers.filter(
+    (other) =>
+      other !== element && other.localName === element.localName && (attributeOf(other, 'class') ?? '').toLowerCase().includes(firstWord) &&
+      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textLength(other) >= MIN_ITEM_CHARS,
+  )
   if (alike.length < 2) return undefined
   let common: DomNode | null = element.parentNode
   while (common && !alike.every((other) => contains(common!, other))) common = common.parentNode
@@ -139,7 +155,10 @@ const MAX_WIDENINGS = 8
  */
 export function containerCandidate(body: DomElement): DomElement | undefined {
   const tiers: DomElement[][] = [[], [], [], []]
-  for (const element of Array.from(body.querySelectorAll('article, div, section, main, td, [itemprop], [role]'))) {
+  const containers = descendants(body, isContainerTag)
+  for (const element of containers) {
+    const named = element.localName === 'article' || element.localName === 'main' || NAME_HINT.test(`${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''} ${attributeOf(element, 'itemprop') ?? ''} ${attributeOf(element, 'role') ?? ''}`)
+    if (!named) continue
     if (isArticleBodyName(element)) tiers[0]!.push(element)
     else if (element.localName === 'article') tiers[1]!.push(element)
     else if (isArticleAlone(element)) tiers[2]!.push(element)
@@ -152,7 +171,7 @@ export function containerCandidate(body: DomElement): DomElement | undefined {
       const length = textLength(element)
       if (length < MIN_ITEM_CHARS) continue
       // A short post can be one of a thread whose posts together are long enough.
-      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, body) ?? element) : element
+      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, containers) ?? element) : element
       if (container === element && length < MIN_CONTAINER_CHARS) continue
       if (++tries > MAX_TRIES) return undefined
       const copy = (container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
@@ -189,7 +208,7 @@ function runsOnAfter(container: DomElement, body: DomElement): boolean {
   const kind = kindOf(container)
   let prose = 0
   let after = false
-  for (const paragraph of Array.from(scope.querySelectorAll('p'))) {
+  for (const paragraph of descendants(scope, (element) => element.localName === 'p')) {
     if (!after) {
       if (contains(container, paragraph)) continue
       // document order: a paragraph before the container is not after it

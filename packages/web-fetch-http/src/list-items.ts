@@ -1,4 +1,5 @@
 import type { DomElement } from './dom.js'
+import { attributeOf, countDescendants } from './dom-walk.js'
 
 /** Items of a list have at least this much text each, and there are at least MIN_ITEMS of them. */
 const MIN_ITEM_CHARS = 40
@@ -6,13 +7,14 @@ export const MIN_ITEMS = 3
 /** A list page's items hold at least this share of its text. */
 const LIST_SHARE = 0.5
 const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
+const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
 
 function textLength(element: DomElement): number {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
 }
 
 function kindOf(element: DomElement): string {
-  const words = (element.getAttribute('class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
   return `${element.localName}.${words.sort().join('.')}`
 }
 
@@ -36,7 +38,7 @@ export function listItems(root: DomElement): Set<DomElement> | undefined {
         const item = child as DomElement
         const length = textLength(item)
         if (length >= LIST_SHARE * total) next.push(item)
-        if (!ITEM_TAGS.has(item.localName) || length < MIN_ITEM_CHARS || item.querySelectorAll('p, div, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockquote, table').length < 2) continue
+        if (!ITEM_TAGS.has(item.localName) || length < MIN_ITEM_CHARS || countDescendants(item, INNER_BLOCKS, 2) < 2) continue
         const kind = kindOf(item)
         kinds.set(kind, (kinds.get(kind) ?? 0) + length)
         items.set(kind, [...(items.get(kind) ?? []), item])

@@ -1,5 +1,6 @@
 import { namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
+import { attributeOf, descendants, hasDescendant, measureText } from './dom-walk.js'
 import { listItems } from './list-items.js'
 
 /** Which general clean-ups run on the content readability chose. */
@@ -31,40 +32,59 @@ function textLength(element: DomElement): number {
 }
 
 /** Block containers that may be furniture (never inline elements: a linked name in a sentence can have an id like "auto-tag_…"). */
-const FURNITURE_TAGS = ['div', 'section', 'aside', 'article', 'ul', 'ol', 'li', 'dl', 'figure', 'footer', 'header', 'nav', 'form', 'table', 'p']
-  .map((tag) => `${tag}[class], ${tag}[id]`)
-  .join(', ')
+const FURNITURE_TAGS = new Set(['div', 'section', 'aside', 'article', 'ul', 'ol', 'li', 'dl', 'figure', 'footer', 'header', 'nav', 'form', 'table', 'p'])
+const LINK_LIST_TAGS = new Set(['ul', 'ol', 'div', 'section', 'table', 'p'])
+const EMPTY_TAGS = new Set(['li', 'p', 'div', 'span'])
+const NOT_EMPTY = new Set(['img', 'br', 'hr', 'table', 'pre', 'code'])
+
+function isCaption(element: DomElement): boolean {
+  if (element.localName === 'figcaption') return true
+  const value = attributeOf(element, 'class')
+  return !!value && /caption|credit/i.test(value)
+}
+
+/** Two paragraphs side by side (what the caption rule leaves alone: a real text block named caption). */
+function hasParagraphPair(element: DomElement): boolean {
+  for (const paragraph of descendants(element, (child) => child.localName === 'p')) {
+    for (let next = paragraph.nextSibling; next; next = next.nextSibling) {
+      if (next.nodeType !== ELEMENT_NODE) continue
+      if ((next as DomElement).localName === 'p') return true
+      break
+    }
+  }
+  return false
+}
 
 /** After readability, on the content it chose. */
 export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
   if (rules.furniture) {
     const total = Math.max(1, textLength(root))
-    for (const element of Array.from(root.querySelectorAll(FURNITURE_TAGS))) {
+    for (const element of descendants(root, (child) => FURNITURE_TAGS.has(child.localName))) {
       if (!namesBoilerplate(element)) continue
       if (textLength(element) > 0.3 * total) continue
       element.remove()
     }
   }
   if (rules.captions) {
-    for (const element of Array.from(root.querySelectorAll('figcaption, [class*="caption"], [class*="credit"], [class*="Caption"], [class*="Credit"]'))) {
-      if (element.querySelector('p + p')) continue
+    for (const element of descendants(root, isCaption)) {
+      if (hasParagraphPair(element)) continue
       element.remove()
     }
   }
   if (rules.linkLists) {
-    const total = Math.max(1, textLength(root))
-    for (const element of Array.from(root.querySelectorAll('ul, ol, div, section, table, p'))) {
-      const length = textLength(element)
-      if (length === 0 || length > 0.3 * total) continue
-      const links = Array.from(element.querySelectorAll('a'))
-      if (links.length < (element.localName === 'p' ? 1 : 2)) continue
-      const linkText = links.reduce((sum, link) => sum + textLength(link), 0)
-      if (linkText / length > (element.localName === 'p' ? 0.95 : 0.75)) element.remove()
+    const measures = measureText(root)
+    const total = Math.max(1, measures.get(root)!.chars)
+    for (const element of descendants(root, (child) => LINK_LIST_TAGS.has(child.localName))) {
+      const { chars, linkChars, links } = measures.get(element)!
+      if (chars === 0 || chars > 0.3 * total) continue
+      if (links < (element.localName === 'p' ? 1 : 2)) continue
+      if (linkChars / chars > (element.localName === 'p' ? 0.95 : 0.75)) element.remove()
     }
   }
   if (rules.empty) {
-    for (const element of Array.from(root.querySelectorAll('li, p, div, span'))) {
-      if (textLength(element) === 0 && !element.querySelector('img, br, hr, table, pre, code')) element.remove()
+    const measures = measureText(root)
+    for (const element of descendants(root, (child) => EMPTY_TAGS.has(child.localName))) {
+      if (measures.get(element)!.chars === 0 && !hasDescendant(element, NOT_EMPTY)) element.remove()
     }
   }
 }
@@ -107,9 +127,11 @@ export function leafBlocks(root: DomElement): DomElement[] {
   }
 }
 
+const NOT_A_LABEL = new Set(['img', 'pre', 'table'])
+
 function isShortLabel(element: DomElement): boolean {
   const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim()
-  return text.length < 80 && !SENTENCE_END.test(text) && !element.querySelector('img, pre, table')
+  return text.length < 80 && !SENTENCE_END.test(text) && !hasDescendant(element, NOT_A_LABEL)
 }
 
 /** Datelines, bylines and labels before an article are a few lines; more short lines than this are the content itself (a list, a specification). */
