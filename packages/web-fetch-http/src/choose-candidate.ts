@@ -16,10 +16,18 @@ function length(blocks: TextBlock[]): number {
   return total
 }
 
-/** The share of `blocks`' characters whose runs appear, whole, in `text`. */
-function sharedShare(blocks: TextBlock[], text: string): number {
+/**
+ * Whether a run of one candidate is in the other: the same run (both come
+ * from the same page), or, split differently, inside the other's text.
+ */
+function isShared(block: TextBlock, runs: Set<string>, text: string): boolean {
+  return runs.has(block.text) || text.includes(block.text)
+}
+
+/** The share of `blocks`' characters whose runs are also in the other candidate's. */
+function sharedShare(blocks: TextBlock[], runs: Set<string>, text: string): number {
   let shared = 0
-  for (const block of blocks) if (text.includes(block.text)) shared += block.text.length
+  for (const block of blocks) if (isShared(block, runs, text)) shared += block.text.length
   return shared / Math.max(1, length(blocks))
 }
 
@@ -60,13 +68,14 @@ export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'name
   if (scoredLength === 0) return 'named'
   const [shorter, longer, shorterName, longerName] =
     namedLength < scoredLength ? [namedBlocks, scoredBlocks, 'named', 'scored'] as const : [scoredBlocks, namedBlocks, 'scored', 'named'] as const
-  const contained = sharedShare(shorter, longer.map((block) => block.text).join('\n')) >= CONTAINED
+  const contained = sharedShare(shorter, new Set(longer.map((block) => block.text)), longer.map((block) => block.text).join('\n')) >= CONTAINED
   if (!contained) return 'scored'
   // On a page of many items, what the longer one adds inside the items is theirs (who posted, when, the votes).
   const items = listItems(longerName === 'named' ? named : scored)
   if (items) {
+    const runs = new Set(shorter.map((block) => block.text))
     const shorterText = shorter.map((block) => block.text).join('\n')
-    const extra = longer.filter((block) => !shorterText.includes(block.text))
+    const extra = longer.filter((block) => !isShared(block, runs, shorterText))
     if (itemsHolding(items, extra) >= MIN_ITEMS) return longerName
   }
   return shorterName

@@ -150,6 +150,34 @@ function runReadability(document: DomDocument, base: string, maxElemsToParse: nu
   return reader.parse() as ReadabilityArticle | null
 }
 
+/** Letters and digits only, lower case: how two titles are compared. */
+function titleKey(value: string): string {
+  return value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
+}
+
+/**
+ * The page's own headline: its first <h1> when that is the page's title or
+ * one of the title's parts ("Rate limits" of "Rate limits | Parcel API
+ * docs"), and not the site's name or a link home (a logo in an <h1>). Read
+ * before readability, which drops an <h1> that repeats the title. The body
+ * text does not repeat it: the metadata title carries it to the header line.
+ */
+function readHeadline(document: DomDocument, metadata: DocumentMetadata): string | undefined {
+  const heading = document.body?.querySelector('h1')
+  const text = heading?.textContent?.replace(/\s+/g, ' ').trim()
+  if (!heading || !text || text.length > 300) return undefined
+  const key = titleKey(text)
+  if (!key || (metadata.siteName && key === titleKey(metadata.siteName))) return undefined
+  const home = heading.querySelector('a[href]')?.getAttribute('href')
+  if (home && /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?$/i.test(home.trim())) return undefined
+  for (const title of [metadata.title, document.title]) {
+    if (!title) continue
+    if (titleKey(title) === key) return text
+    for (const part of title.split(/\s+[|\-–—:·»]\s+/)) if (titleKey(part) === key) return text
+  }
+  return undefined
+}
+
 function pick(...values: (string | null | undefined)[]): string | undefined {
   for (const value of values) {
     const trimmed = value?.replace(/\s+/g, ' ').trim()
@@ -181,6 +209,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
   if (input.extract === 'main') {
+    const headline = readHeadline(document, pageMetadata)
     const second = document.body ? containerCandidate(document.body) : undefined
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
@@ -199,7 +228,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       extractor = named ? `markup-container+${parser.name}` : `readability@${READABILITY_VERSION}+${parser.name}`
       metadata = {
         ...pageMetadata,
-        title: pick(article.title, pageMetadata.title),
+        title: pick(headline, article.title, pageMetadata.title),
         byline: pick(article.byline, pageMetadata.byline),
         siteName: pick(article.siteName, pageMetadata.siteName),
         lang: pick(article.lang, pageMetadata.lang),
@@ -208,6 +237,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       }
     } else if (second) {
       if (failure) warnings.push(`Readability failed (${failure}); the element the page marks as its article is returned.`)
+      if (headline) metadata = { ...pageMetadata, title: headline }
       root = second
       extractor = `markup-container+${parser.name}`
     } else {

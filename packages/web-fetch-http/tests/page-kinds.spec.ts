@@ -25,6 +25,23 @@ function assertNone(text: string, parts: string[]) {
   for (const part of parts) assert.ok(!text.includes(part), `"${part}" should have been dropped from:\n${text}`)
 }
 
+describe("the page's own headline", () => {
+  it('is the metadata title (the header line) when the first <h1> is the title or one of its parts', async () => {
+    assert.equal((await extract('page-forum-thread')).metadata.title, 'Boiler pressure drops overnight')
+    assert.equal((await extract('page-product')).metadata.title, 'Trail 40 hiking backpack')
+    assert.equal((await extract('page-docs-nav')).metadata.title, 'Rate limits')
+  })
+
+  it('is not a logo: an <h1> that is the site name or a link home leaves the title alone', () => {
+    const article = '<p>A full sentence of article text that a reader came for, long enough to matter here.</p>'.repeat(6)
+    for (const logo of ['<h1><a href="/">Coastal Courier</a></h1>', '<h1>Coastal Courier</h1>']) {
+      const html = `<html><head><title>Bridge reopens | Coastal Courier</title><meta property="og:site_name" content="Coastal Courier"></head><body>${logo}<article>${article}</article></body></html>`
+      const { metadata } = extractHtml({ html, url: 'https://site.example/a', format: 'text', extract: 'main' })
+      assert.notEqual(metadata.title, 'Coastal Courier')
+    }
+  })
+})
+
 describe('pages of many blocks keep every main block, in order, and drop the chrome', () => {
   for (const format of ['text', 'markdown'] as const) {
     it(`a forum thread: the title, every post with its author and date (${format})`, async () => {
