@@ -9,6 +9,9 @@
  * - parse5: production, the standard's tree construction into linkedom nodes;
  * - linkedom: linkedom's own parser (htmlparser2), not the standard's tree;
  * - jsdom: the standard's tree (parse5) in jsdom's DOM.
+ * The parse5 process also checks, page by page, that the tree extraction
+ * reads is parse5's own (its default tree adapter) less what build-tree.ts
+ * leaves out on purpose (tests/standard-tree.ts), and prints the count.
  * jsdom is a devDependency of dsh-web-fetch-http used only here.
  */
 import { execFileSync } from 'node:child_process'
@@ -41,7 +44,8 @@ if (!values.only) {
   }
   console.log('readability + clean-up + text, main thread, one process per DOM')
   console.log(`${'dom'.padEnd(16)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'F1'.padStart(6)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(7)} ${'peak RSS MB'.padStart(12)} failed`)
-  for (const row of rows) console.log(row)
+  for (const row of rows) console.log(row.split('\n')[0])
+  for (const row of rows) for (const line of row.split('\n').slice(1)) console.log(line)
   process.exit(0)
 }
 
@@ -103,9 +107,23 @@ for (const id of ids) {
   counts.push(scorer.pageCounts(truth[id]!.articleBody, text))
 }
 const score = scorer.aggregate(counts)
+const peakRssMb = process.resourceUsage().maxRSS / 1024
+let sameTrees = 0
+if (values.only === 'parse5') {
+  // after the timed loop, so that it costs the timings nothing
+  const { buildTree } = await import('../packages/web-fetch-http/src/build-tree.js')
+  const { standardTree, treeLines } = await import('../packages/web-fetch-http/tests/standard-tree.js')
+  for (const id of ids) {
+    const html = gunzipSync(await readFile(join(values.data!, 'html', `${id}.html.gz`))).toString('utf8')
+    const ours = treeLines(buildTree(html).document)
+    const standard = standardTree(html)
+    if (ours.length === standard.length && ours.every((line, index) => line === standard[index])) sameTrees++
+  }
+}
 ms.sort((a, b) => a - b)
 const at = (q: number) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))]!
 console.log(
   `${parser.name.padEnd(16)} ${score.precision.toFixed(4).padStart(9)} ${score.recall.toFixed(4).padStart(7)} ${score.f1.toFixed(4).padStart(6)} ` +
-    `${at(0.5).toFixed(1).padStart(10)} ${at(0.95).toFixed(1).padStart(7)} ${(process.resourceUsage().maxRSS / 1024).toFixed(0).padStart(12)} ${failed}`,
+    `${at(0.5).toFixed(1).padStart(10)} ${at(0.95).toFixed(1).padStart(7)} ${peakRssMb.toFixed(0).padStart(12)} ${failed}` +
+    (values.only === 'parse5' ? `\nparse5 into linkedom: the tree equals parse5's own on ${sameTrees} of ${ids.length} pages` : ''),
 )

@@ -1,5 +1,6 @@
 import { DOMParser } from 'linkedom'
-import { type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html, parse as parse5 } from 'parse5'
+import { Parser, type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
+import { DocumentError } from './document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
 
@@ -66,6 +67,14 @@ export interface BuiltTree {
   streamingIds: Map<string, DomElement>
 }
 
+/**
+ * A tree this large is refused: a 5 MB page of ordinary markup builds well
+ * under it, but the standard re-opens formatting elements in every new
+ * paragraph (a page of <b> tags that never close), which can build a number
+ * of elements in the square of the tags'.
+ */
+export const MAX_ELEMENTS = 1_000_000
+
 /** React's ids of segments (S), boundaries (B) and placeholders (P). */
 const STREAMING_ID = /(?:^|[^A-Za-z0-9])[BSP]:[0-9a-z]+$/i
 
@@ -104,6 +113,61 @@ function attributeName(attribute: Token.Attribute): string {
 const REACT_MARKERS = new Set(['$', '$?', '$!', '/$'])
 const MOVE_CALL = /\$R([CS])\(\s*"([^"]{1,100})"\s*,\s*"([^"]{1,100})"/g
 
+/** The members of parse5's tokenizer (8.1.1, pinned) that skipPlainRuns reads and replaces. */
+interface PlainRunTokenizer {
+  preprocessor: { html: string; pos: number }
+  runEnd: number
+  _emitCodePoint(cp: number): void
+  _extendRun(cp: number): void
+  [state: string]: unknown
+}
+
+/**
+ * States in which most characters are only appended to the text, comment or
+ * attribute value being built, with the characters at which the tokenizer's
+ * own step must run (a tag or reference may start, the input needs rewriting
+ * or line counting, a surrogate needs pairing). `emit`: the step appends by
+ * `_emitCodePoint` (a character token) rather than `_extendRun`.
+ */
+const PLAIN_RUN_STATES: { state: string; stops: string; emit: boolean }[] = [
+  { state: '_stateScriptData', stops: '<', emit: true },
+  { state: '_stateRawtext', stops: '<', emit: true },
+  { state: '_stateComment', stops: '<-', emit: false },
+  { state: '_stateAttributeValueDoubleQuoted', stops: '"&', emit: false },
+  { state: '_stateAttributeValueSingleQuoted', stops: "'&", emit: false },
+]
+const ALWAYS_STOP = '\0\r\n'
+const EOF = -1
+
+/**
+ * Script and style text, comments and attribute values are most of a page's
+ * bytes (scripts, styles and comments alone are 60 % of the shared
+ * benchmark's) and parse5 reads them one code point per step. In the states
+ * above, after the tokenizer's own step for a character that is only
+ * appended, the run is extended to the next stop character at once, exactly
+ * as the steps would extend it one by one. Only this parser's tokenizer is
+ * changed (per-instance methods); build-tree.spec.ts compares the trees with
+ * those of parse5 alone.
+ */
+function skipPlainRuns(tokenizer: PlainRunTokenizer) {
+  for (const { state, stops, emit } of PLAIN_RUN_STATES) {
+    const stopCodes = new Set([...stops, ...ALWAYS_STOP].map((char) => char.charCodeAt(0)))
+    const pattern = new RegExp(`[${(stops + ALWAYS_STOP).replace(/[-\]\\^]/g, '\\$&')}\\uD800-\\uDFFF]`, 'g')
+    const step = (tokenizer[state] as (cp: number) => void).bind(tokenizer)
+    tokenizer[state] = (cp: number) => {
+      if (cp === EOF || stopCodes.has(cp) || (cp >= 0xd800 && cp <= 0xdfff)) return step(cp)
+      if (emit) tokenizer._emitCodePoint(cp)
+      else tokenizer._extendRun(cp)
+      const { preprocessor } = tokenizer
+      if (tokenizer.runEnd !== preprocessor.pos + 1) return
+      pattern.lastIndex = preprocessor.pos + 1
+      const stop = pattern.exec(preprocessor.html)?.index ?? preprocessor.html.length
+      preprocessor.pos = stop - 1
+      tokenizer.runEnd = stop
+    }
+  }
+}
+
 interface LinkedomDocument extends Node {
   createElement(name: string): Node
   createElementNS(namespace: string, name: string): Node
@@ -117,6 +181,7 @@ export function buildTree(html: string): BuiltTree {
   const document = new DOMParser().parseFromString('', 'text/html') as unknown as LinkedomDocument
   const moves: StreamingMove[] = []
   const streamingIds = new Map<string, DomElement>()
+  let elements = 0
   let mode = parse5Html.DOCUMENT_MODE.NO_QUIRKS
   // Every comment but React's markers: parse5 appends it, and the append does nothing.
   const comment = { nodeType: 8, [HELD]: true } as unknown as Node
@@ -159,6 +224,13 @@ export function buildTree(html: string): BuiltTree {
       return fragment
     },
     createElement(tagName, namespaceURI, attrs) {
+      if (++elements > MAX_ELEMENTS) {
+        throw new DocumentError(
+          'WEB_FETCH_TOO_LARGE',
+          `The page builds more than ${MAX_ELEMENTS.toLocaleString('en')} elements (markup that nests or re-opens tags without end), too many to read as a page.`,
+          { limit: MAX_ELEMENTS },
+        )
+      }
       const element = namespaceURI === NS.HTML ? document.createElement(tagName) : document.createElementNS(namespaceURI, tagName)
       // A new element has no children: its last attribute is the node before its end.
       const end = element[END] as Record<symbol, unknown>
@@ -269,7 +341,9 @@ export function buildTree(html: string): BuiltTree {
       }
     },
   }
-  parse5(html, { treeAdapter: adapter, scriptingEnabled: true })
+  const parser = new Parser<LinkedomMap>({ treeAdapter: adapter, scriptingEnabled: true })
+  skipPlainRuns(parser.tokenizer as unknown as PlainRunTokenizer)
+  parser.tokenizer.write(html, true)
   // white space at the very end, after a block
   flush(false)
   return { document: document as unknown as DomDocument, moves, streamingIds }

@@ -68,3 +68,90 @@ function flattenInto(element: DomElement) {
   while (element.firstChild) element.firstChild.remove()
   for (const node of kept) element.appendChild(node)
 }
+
+/** More element children than this under one parent are grouped (see groupWideChildren). */
+export const MAX_CHILDREN = 1000
+
+/** Parents split into several of their own kind, which render as one: a list into lists, rows into row groups. */
+const SPLIT = new Set(['ul', 'ol', 'tbody', 'thead', 'tfoot'])
+/** Parents whose children must stay where they are (a row's cells, a select's options, a table's parts). */
+const KEEP = new Set(['table', 'tr', 'select', 'datalist', 'optgroup', 'colgroup', 'dl', 'html', 'head'])
+
+type Factory = { createElement(name: string): DomElement }
+
+/**
+ * Bounds the number of element children of any element: readability reads
+ * `children` again after each sibling it moves, and linkedom computes that
+ * list by walking the siblings, so a parent of 150,000 paragraphs took time
+ * in the square of that. A wider list or row group is split into several of
+ * its kind (an `<ol>` keeps its numbering), any other element's children go,
+ * in order, into `<div>` groups; table rows and the like are left as they
+ * are. The same text renders (a split list has a blank line between its
+ * parts). Iterative, linear in the size of the tree.
+ * Returns how many elements were regrouped.
+ */
+export function groupWideChildren(root: DomNode, maxChildren = MAX_CHILDREN): number {
+  let grouped = 0
+  const document = ((root as DomNode & { ownerDocument?: Factory | null }).ownerDocument ?? root) as unknown as Factory
+  for (let node: DomNode | null = root; node; node = nextNode(node, root)) {
+    if (node.nodeType !== ELEMENT_NODE) continue
+    const element = node as DomElement
+    if (KEEP.has(element.localName)) continue
+    let count = 0
+    for (let child = element.firstChild; child && count <= maxChildren; child = child.nextSibling) if (child.nodeType === ELEMENT_NODE) count++
+    if (count <= maxChildren) continue
+    grouped++
+    if (SPLIT.has(element.localName) && element.parentNode) splitInto(element, maxChildren, document)
+    else groupIntoDivs(element, maxChildren, document)
+  }
+  return grouped
+}
+
+/** Moves the children after the first maxChildren elements into new elements of the same kind after it. */
+function splitInto(element: DomElement, maxChildren: number, document: Factory) {
+  const parent = element.parentNode as DomNode & { insertBefore(node: DomNode, reference: DomNode | null): void }
+  const start = element.localName === 'ol' ? Number(element.getAttribute('start') ?? '1') || 1 : 0
+  let part: DomElement = element
+  let inPart = 0
+  let index = 0
+  for (let child = element.firstChild; child; ) {
+    const next: DomNode | null = child.nextSibling
+    if (child.nodeType === ELEMENT_NODE) {
+      if (inPart === maxChildren) {
+        const following = part.nextSibling
+        part = document.createElement(element.localName)
+        if (start) part.setAttribute('start', String(start + index))
+        parent.insertBefore(part, following)
+        inPart = 0
+      }
+      inPart++
+      index++
+    }
+    if (part !== element) part.appendChild(child)
+    child = next
+  }
+}
+
+/** Puts the children, in order, into <div> groups of maxChildren elements (groups of groups when needed). */
+function groupIntoDivs(element: DomElement, maxChildren: number, document: Factory) {
+  let children: DomNode[] = []
+  for (let child = element.firstChild; child; child = child.nextSibling) children.push(child)
+  let elements = children.filter((child) => child.nodeType === ELEMENT_NODE).length
+  while (elements > maxChildren) {
+    const groups: DomNode[] = []
+    let group: DomElement | null = null
+    let inGroup = 0
+    for (const child of children) {
+      if (!group || (inGroup === maxChildren && child.nodeType === ELEMENT_NODE)) {
+        group = document.createElement('div')
+        groups.push(group)
+        inGroup = 0
+      }
+      group.appendChild(child)
+      if (child.nodeType === ELEMENT_NODE) inGroup++
+    }
+    children = groups
+    elements = groups.length
+  }
+  for (const child of children) element.appendChild(child)
+}

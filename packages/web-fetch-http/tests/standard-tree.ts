@@ -24,6 +24,9 @@ function leftOut(node: P5Node): boolean {
   return node.tagName === 'script' && !node.attrs.some((a) => a.name === 'type' && /application\/ld\+json/i.test(a.value))
 }
 
+/** linkedom reads a class attribute back as its class list (tokens deduplicated, one space apart). */
+const attributeValue = (name: string, value: string) => (name === 'class' ? [...new Set(value.split(/\s+/).filter(Boolean))].join(' ') : value)
+
 function isBlock(node: P5Node | undefined): boolean {
   return !!node && 'tagName' in node && BLOCKS.has(node.tagName)
 }
@@ -48,7 +51,7 @@ export function standardTree(html: string): string[] {
         return
       }
       const element = child as DefaultTreeAdapterTypes.Element
-      lines.push(`<${element.tagName}${element.attrs.map((a) => ` ${a.prefix ? `${a.prefix}:` : ''}${a.name}=${JSON.stringify(a.value)}`).join('')}>`)
+      lines.push(`<${element.tagName}${element.attrs.map((a) => ` ${a.prefix ? `${a.prefix}:` : ''}${a.name}=${JSON.stringify(attributeValue(a.name, a.value))}`).join('')}>`)
       if (element.tagName !== 'template') walk(element)
       lines.push(`</${element.tagName}>`)
     })
@@ -65,7 +68,7 @@ export function treeLines(document: DomDocument): string[] {
       if (child.nodeType === 3) lines.push(JSON.stringify(child.textContent))
       if (child.nodeType !== 1) continue
       const element = child as DomElement & { getAttributeNames(): string[] }
-      lines.push(`<${element.localName}${element.getAttributeNames().map((name) => ` ${name}=${JSON.stringify(element.getAttribute(name))}`).join('')}>`)
+      lines.push(`<${element.localName}${element.getAttributeNames().map((name) => ` ${name}=${JSON.stringify(attributeValue(name, element.getAttribute(name) ?? ''))}`).join('')}>`)
       walk(element)
       lines.push(`</${element.localName}>`)
     }
