@@ -4,16 +4,22 @@
  * Serves every page of the shared article-extraction benchmark from a loopback
  * server, fetches each through createHttpFetcher (loopback trusted by
  * privateHosts), and prints precision, recall and F1 as the benchmark's README
- * defines them, next to a baseline in the same run: the same page passed whole
- * through turndown. Also median and p95 milliseconds per page, peak RSS, and
- * the main thread's longest event-loop stall while our fetches run
- * (perf_hooks.monitorEventLoopDelay, sampled every millisecond).
+ * defines them, next to two pipelines in the same run that have no code of
+ * ours: bare @mozilla/readability on linkedom (its `textContent` for text,
+ * turndown of its content for markdown), the limit of that pipeline's speed;
+ * and the whole page passed through turndown. Also median and p95
+ * milliseconds per page and their ratios to the bare pipeline, peak RSS, the
+ * main thread's longest event-loop stall while our fetches run
+ * (perf_hooks.monitorEventLoopDelay, sampled every millisecond), and F1 on the
+ * even- and odd-numbered pages apart (pages sorted by id), so that a rule
+ * tuned on one half can be checked on the other.
  *
  * The pages are read into memory before the run, so that disk reads are not
- * charged to the fetcher; all pages go through the fetcher first and through
- * the baseline after, so that the baseline's work on the main thread (a whole
- * DOM per page, and its garbage) neither shows in the event-loop figure nor
- * lands in the fetcher's timings.
+ * charged to the fetcher. A first pass sends every page through the fetcher
+ * alone, for its scores and the event-loop figure, which the other
+ * pipelines' work on the main thread (a whole DOM per page, and its garbage)
+ * would spoil; a second pass times every pipeline page by page in turn, so
+ * that changes in the machine's load weigh on all of them alike.
  */
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -30,6 +36,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 // turndown and undici are dependencies of the fetch package, not of the workspace root.
 const fromPackage = createRequire(join(root, 'packages/web-fetch-http/package.json'))
 const { default: TurndownService } = (await import(pathToFileURL(fromPackage.resolve('turndown')).href)) as { default: new (options?: object) => { turndown(html: string): string; remove(filter: string[]): void } }
+const { Readability } = (await import(pathToFileURL(fromPackage.resolve('@mozilla/readability')).href)) as {
+  Readability: new (document: unknown) => { parse(): { content: string; textContent: string } | null }
+}
+const { parseHTML } = (await import(pathToFileURL(fromPackage.resolve('linkedom')).href)) as { parseHTML(html: string): { document: unknown } }
 const { request } = (await import(pathToFileURL(fromPackage.resolve('undici')).href)) as {
   request(url: string, options: { headers: Record<string, string> }): Promise<{ headers: Record<string, string | string[] | undefined>; body: { arrayBuffer(): Promise<ArrayBuffer> } }>
 }
@@ -64,7 +74,7 @@ if (values.limit) ids = ids.slice(0, Number(values.limit))
 const pages = new Map<string, Buffer>()
 for (const id of ids) pages.set(id, await readFile(join(values.data!, 'html', `${id}.html.gz`)))
 const server = createServer((req, res) => {
-  const id = (req.url ?? '').replace(/^\//, '').replace(/\.html$/, '')
+  const id = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\//, '').replace(/\.html$/, '')
   const body = pages.get(id)
   if (!body) {
     res.writeHead(404).end('not found')
@@ -104,6 +114,18 @@ async function writeOutput(name: string, id: string, text: string) {
 const rows: Row[] = formats.map((format) => ({ name: `ours-${format}`, counts: [], ms: [], failures: [] }))
 const baselineRow: Row = { name: 'baseline-whole-page-turndown', counts: [], ms: [], failures: [] }
 
+/** A page through the fetcher, every part of it (offset paging). */
+async function fetchAll(url: string, format: FetchFormat): Promise<string> {
+  let text = ''
+  let offset: number | undefined = 0
+  while (offset !== undefined) {
+    const document = await fetcher.fetch({ url, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
+    text += document.text
+    offset = document.nextOffset
+  }
+  return text
+}
+
 // One warm-up page so that worker start-up and JIT are not charged to the first page.
 await fetcher.fetch({ url: `${base}/${ids[0]}.html`, format: 'text', maxChars: 100_000 }, { signal: new AbortController().signal })
 
@@ -118,18 +140,11 @@ for (const id of ids) {
   for (const [index, format] of formats.entries()) {
     const row = rows[index]!
     let text = ''
-    const started = performance.now()
     try {
-      let offset: number | undefined = 0
-      while (offset !== undefined) {
-        const document = await fetcher.fetch({ url, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
-        text += document.text
-        offset = document.nextOffset
-      }
+      text = await fetchAll(url, format)
     } catch (error) {
       row.failures.push(`${id}: ${(error as Error).message}`)
     }
-    row.ms.push(performance.now() - started)
     outputs[index]!.push(text)
   }
 }
@@ -144,47 +159,85 @@ for (const [index, format] of formats.entries()) {
 }
 
 const { gunzipSync } = await import('node:zlib')
+// The pipelines with no code of ours, each on the main thread, a page fetched over the same loopback
+// (undici, gzip as served) and converted: bare readability on linkedom for each format, then the whole page.
+const bareMarkdown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' })
+const mainThread: { row: Row; convert(html: string): string; markdown: boolean }[] = [
+  ...formats.map((format) => ({
+    row: { name: `bare-readability-${format}`, counts: [], ms: [], failures: [] } as Row,
+    convert(html: string) {
+      const article = new Readability(parseHTML(html).document).parse()
+      if (!article) return ''
+      return format === 'text' ? article.textContent : bareMarkdown.turndown(article.content)
+    },
+    markdown: format === 'markdown',
+  })),
+  { row: baselineRow, convert: (html: string) => baseline.turndown(html), markdown: true },
+]
+// Timings: a second pass over the pages, each page through every pipeline in turn (ours under a new
+// query string, so that the document cache misses), so that the machine's load, which other work on it
+// changes from minute to minute, weighs on every pipeline alike and the ratios hold.
 for (const id of ids) {
-  const url = `${base}/${id}.html`
-  const started = performance.now()
-  let text = ''
-  try {
-    const response = await request(url, { headers: { 'accept-encoding': 'identity' } })
-    const bytes = Buffer.from(await response.body.arrayBuffer())
-    const html = response.headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8')
-    text = baseline.turndown(html)
-  } catch (error) {
-    baselineRow.failures.push(`${id}: ${(error as Error).message}`)
+  for (const [index, format] of formats.entries()) {
+    const started = performance.now()
+    await fetchAll(`${base}/${id}.html?timing`, format).catch(() => '')
+    rows[index]!.ms.push(performance.now() - started)
   }
-  baselineRow.ms.push(performance.now() - started)
-  await writeOutput(baselineRow.name, id, text)
-  baselineRow.counts.push(scorer.pageCounts(truth[id]!.articleBody, scorer.stripMarkdown(text)))
+  for (const { row, convert, markdown } of mainThread) {
+    const started = performance.now()
+    let text = ''
+    try {
+      const response = await request(`${base}/${id}.html`, { headers: { 'accept-encoding': 'identity' } })
+      const bytes = Buffer.from(await response.body.arrayBuffer())
+      const html = response.headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8')
+      text = convert(html)
+    } catch (error) {
+      row.failures.push(`${id}: ${(error as Error).message}`)
+    }
+    row.ms.push(performance.now() - started)
+    await writeOutput(row.name, id, text)
+    row.counts.push(scorer.pageCounts(truth[id]!.articleBody, markdown ? scorer.stripMarkdown(text) : text))
+  }
 }
+const bareRows = mainThread.slice(0, formats.length).map(({ row }) => row)
 
 const peakRssMb = process.resourceUsage().maxRSS / 1024
-console.log(`article-extraction benchmark: ${ids.length} pages, served from loopback, fetched through createHttpFetcher`)
-console.log(`${'extractor'.padEnd(30)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'F1'.padStart(6)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(7)} ${'failed'.padStart(6)}`)
-for (const row of [...rows, baselineRow]) {
-  const score = scorer.aggregate(row.counts)
+const timing = (row: Row) => {
   const sorted = [...row.ms].sort((a, b) => a - b)
+  return { median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) }
+}
+const half = (row: Row, parity: number) => scorer.aggregate(row.counts.filter((_, index) => index % 2 === parity)).f1
+console.log(`article-extraction benchmark: ${ids.length} pages, served from loopback, fetched through createHttpFetcher`)
+console.log(
+  `${'extractor'.padEnd(30)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'F1'.padStart(6)} ${'F1 even'.padStart(8)} ${'F1 odd'.padStart(7)} ` +
+    `${'median ms'.padStart(10)} ${'p95 ms'.padStart(7)} ${'failed'.padStart(6)}`,
+)
+for (const row of [...rows, ...bareRows, baselineRow]) {
+  const score = scorer.aggregate(row.counts)
+  const { median, p95 } = timing(row)
   console.log(
     `${row.name.padEnd(30)} ${score.precision.toFixed(4).padStart(9)} ${score.recall.toFixed(4).padStart(7)} ${score.f1.toFixed(4).padStart(6)} ` +
-      `${quantile(sorted, 0.5).toFixed(1).padStart(10)} ${quantile(sorted, 0.95).toFixed(1).padStart(7)} ${String(row.failures.length).padStart(6)}`,
+      `${half(row, 0).toFixed(4).padStart(8)} ${half(row, 1).toFixed(4).padStart(7)} ` +
+      `${median.toFixed(1).padStart(10)} ${p95.toFixed(1).padStart(7)} ${String(row.failures.length).padStart(6)}`,
   )
 }
-const baselineScore = scorer.aggregate(baselineRow.counts)
-const baselineMedian = quantile([...baselineRow.ms].sort((a, b) => a - b), 0.5)
-for (const row of rows) {
+for (const [index, row] of rows.entries()) {
   const score = scorer.aggregate(row.counts)
-  const median = quantile([...row.ms].sort((a, b) => a - b), 0.5)
-  console.log(`ratio ${row.name} / ${baselineRow.name}: F1 x${(score.f1 / baselineScore.f1).toFixed(2)}, median time x${(median / baselineMedian).toFixed(2)}`)
+  const ours = timing(row)
+  for (const other of [bareRows[index]!, baselineRow]) {
+    const theirs = timing(other)
+    console.log(
+      `ratio ${row.name} / ${other.name}: F1 x${(score.f1 / scorer.aggregate(other.counts).f1).toFixed(3)}, ` +
+        `median time x${(ours.median / theirs.median).toFixed(2)}, p95 time x${(ours.p95 / theirs.p95).toFixed(2)}`,
+    )
+  }
 }
-console.log(`peak RSS of the whole run: ${peakRssMb.toFixed(0)} MB (targets: F1 >= 0.95, median <= 25 ms, p95 <= 80 ms, peak RSS <= 400 MB)`)
+console.log(`peak RSS of the whole run: ${peakRssMb.toFixed(0)} MB (targets: text F1 >= 0.975, median and p95 time <= 1.25x bare readability, peak RSS <= 400 MB)`)
 console.log(
   `main-thread event loop during our fetches (sampled every 1 ms): longest stall ${(loopDelay.max / 1e6).toFixed(1)} ms, ` +
     `p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, mean ${(loopDelay.mean / 1e6).toFixed(2)} ms`,
 )
-for (const row of [...rows, baselineRow]) for (const failure of row.failures) console.log(`failed (${row.name}): ${failure}`)
+for (const row of [...rows, ...bareRows, baselineRow]) for (const failure of row.failures) console.log(`failed (${row.name}): ${failure}`)
 
 await fetcher.close()
 server.close()

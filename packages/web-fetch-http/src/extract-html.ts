@@ -3,6 +3,9 @@ import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from '
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 import { MAX_DEPTH, flattenDeepNesting, groupWideChildren } from './flatten-deep.js'
 import { type HtmlParser, htmlParser } from './parse-html.js'
+import { chooseCandidate } from './choose-candidate.js'
+import { containerCandidate } from './container-candidate.js'
+import { removeUnseen } from './dom-clean.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
@@ -81,18 +84,10 @@ function readMetadata(document: DomDocument, base: string): DocumentMetadata {
   }
 }
 
-function isHidden(element: DomElement): boolean {
-  if (element.hasAttribute('hidden')) return true
-  if (element.getAttribute('aria-hidden') === 'true') return true
-  const style = element.getAttribute('style')
-  return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)
-}
-
 /** What `extract: 'full'` keeps: the body minus scripts, styles, hidden elements and embedded objects. */
 function cleanBody(document: DomDocument): DomElement {
   const body = document.body ?? document.documentElement ?? document.createElement('body')
-  for (const element of Array.from(body.querySelectorAll('script, style, noscript, template, iframe, object, embed, svg, canvas'))) element.remove()
-  for (const element of Array.from(body.querySelectorAll('[hidden], [aria-hidden], [style]'))) if (isHidden(element)) element.remove()
+  removeUnseen(body)
   return body
 }
 
@@ -151,8 +146,36 @@ function runReadability(document: DomDocument, base: string, maxElemsToParse: nu
   // linkedom has no base URL; readability reads these to resolve relative links.
   Object.defineProperty(document, 'baseURI', { value: base, configurable: true })
   Object.defineProperty(document, 'documentURI', { value: base, configurable: true })
-  const reader = new Readability(document as never, { maxElemsToParse, serializer: (node: unknown) => node } as never)
+  const reader = new Readability(document as never, { maxElemsToParse, keepClasses: true, serializer: (node: unknown) => node } as never)
   return reader.parse() as ReadabilityArticle | null
+}
+
+/** Letters and digits only, lower case: how two titles are compared. */
+function titleKey(value: string): string {
+  return value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
+}
+
+/**
+ * The page's own headline: its first <h1> when that is the page's title or
+ * one of the title's parts ("Rate limits" of "Rate limits | Parcel API
+ * docs"), and not the site's name or a link home (a logo in an <h1>). Read
+ * before readability, which drops an <h1> that repeats the title. The body
+ * text does not repeat it: the metadata title carries it to the header line.
+ */
+function readHeadline(document: DomDocument, metadata: DocumentMetadata): string | undefined {
+  const heading = document.body?.querySelector('h1')
+  const text = heading?.textContent?.replace(/\s+/g, ' ').trim()
+  if (!heading || !text || text.length > 300) return undefined
+  const key = titleKey(text)
+  if (!key || (metadata.siteName && key === titleKey(metadata.siteName))) return undefined
+  const home = heading.querySelector('a[href]')?.getAttribute('href')
+  if (home && /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?$/i.test(home.trim())) return undefined
+  for (const title of [metadata.title, document.title]) {
+    if (!title) continue
+    if (titleKey(title) === key) return text
+    for (const part of title.split(/\s+[|\-–—:·»]\s+/)) if (titleKey(part) === key) return text
+  }
+  return undefined
 }
 
 function pick(...values: (string | null | undefined)[]): string | undefined {
@@ -164,9 +187,12 @@ function pick(...values: (string | null | undefined)[]): string | undefined {
 }
 
 /**
- * HTML to what the model reads. `main` runs readability and falls back to the
- * whole cleaned body (saying so) when it finds nothing usable; `full` keeps
- * the whole body minus scripts, styles and hidden elements.
+ * HTML to what the model reads. `main` builds two candidates by different
+ * methods, readability's scoring and the container the markup names as the
+ * article (container-candidate.ts), cleans both and keeps one
+ * (choose-candidate.ts); it falls back to the whole cleaned body (saying so)
+ * when neither finds anything usable. `full` keeps the whole body minus
+ * scripts, styles and hidden elements.
  */
 export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser): ExtractOutput {
   const warnings: string[] = []
@@ -185,38 +211,51 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
   if (input.extract === 'main') {
+    const headline = readHeadline(document, pageMetadata)
+    const second = document.body ? containerCandidate(document.body) : undefined
     let article: ReadabilityArticle | null = null
-    let failed = false
+    let failure: string | undefined
     try {
       article = runReadability(document, base, input.maxElemsToParse ?? 0)
     } catch (error) {
-      failed = true
-      warnings.push(`Main-content extraction failed (${(error as Error).message}); the whole page body is returned instead.`)
+      failure = (error as Error).message
     }
     const content = article?.content as DomElement | undefined
     const length = (content?.textContent ?? '').replace(/\s+/g, ' ').trim().length
     if (article && content && length >= MIN_MAIN_CHARS) {
-      root = content
-      pruneContent(root)
-      trimLeadingLabels(root)
-      extractor = `readability@${READABILITY_VERSION}+${parser.name}`
+      pruneContent(content)
+      trimLeadingLabels(content)
+      const named = second && chooseCandidate({ scored: content, named: second }) === 'named'
+      root = named ? second : content
+      extractor = named ? `markup-container+${parser.name}` : `readability@${READABILITY_VERSION}+${parser.name}`
       metadata = {
         ...pageMetadata,
-        title: pick(article.title, pageMetadata.title),
+        title: pick(headline, article.title, pageMetadata.title),
         byline: pick(article.byline, pageMetadata.byline),
         siteName: pick(article.siteName, pageMetadata.siteName),
         lang: pick(article.lang, pageMetadata.lang),
         publishedTime: pick(article.publishedTime, pageMetadata.publishedTime),
         excerpt: pick(article.excerpt, pageMetadata.excerpt),
       }
+    } else if (second) {
+      if (failure) warnings.push(`Readability failed (${failure}); the element the page marks as its article is returned.`)
+      if (headline) metadata = { ...pageMetadata, title: headline }
+      root = second
+      extractor = `markup-container+${parser.name}`
     } else {
-      if (!failed) warnings.push('No main content was found on this page; the whole page body (cleaned) is returned instead.')
+      warnings.push(
+        failure
+          ? `Main-content extraction failed (${failure}); the whole page body is returned instead.`
+          : 'No main content was found on this page; the whole page body (cleaned) is returned instead.',
+      )
       // readability changes the document as it works; start again from the source.
       document = parse(html).document
       extractor = `${parser.name}+full(fallback)`
     }
   }
   root ??= cleanBody(document)
+  // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
+  if (input.format === 'html') for (const element of Array.from(root.querySelectorAll('[class]'))) element.removeAttribute('class')
   const links = resolveLinks(root, base)
   const text = render(root, input.format)
   for (const key of Object.keys(metadata) as (keyof DocumentMetadata)[]) if (metadata[key] === undefined) delete metadata[key]

@@ -19,9 +19,14 @@ export function toPlainText(root: DomNode): string {
   const blocks: string[] = []
   let line = ''
   let lines: string[] = []
+  // A list item's dash waits for the item's first line, which may be in a block inside it.
+  let dash = false
   const endLine = () => {
     const trimmed = line.replace(/[ \t\f\v\r\n]+/g, ' ').trim().replace(/ ?\u0000 ?/g, '\t')
-    if (trimmed) lines.push(trimmed)
+    if (trimmed) {
+      lines.push(dash ? `- ${trimmed}` : trimmed)
+      dash = false
+    }
     line = ''
   }
   const endBlock = () => {
@@ -61,7 +66,7 @@ export function toPlainText(root: DomNode): string {
     const lineLevel = LINE.has(name)
     if (block) endBlock()
     else if (lineLevel) endLine()
-    if (name === 'li') line += '- '
+    if (name === 'li') dash = true
     if ((name === 'td' || name === 'th') && line.trim()) line += CELL_SEPARATOR
     const pre = inPre || name === 'pre'
     for (let child = node.firstChild; child; child = child.nextSibling) walk(child, pre)

@@ -27,6 +27,21 @@ describe('clean-ups after readability', () => {
     assert.ok(root.querySelector('img'), 'the image itself stays')
   })
 
+  it('drops blocks whose class or id names furniture, never inline elements or a block holding most of the text', () => {
+    const root = content(
+      `<div class="article-body has-share-tools">${PARAGRAPH.repeat(3)}<p>The <a id="auto-tag_doobie" href="https://x.test/t">Doobie Brothers</a> will tour, in a full sentence.</p></div>` +
+        `<div class="c-social-share">Share this story on Facebook Twitter</div><aside class="relatedPosts"><p>A related story</p></aside>` +
+        `<section id="newsletterSignup"><p>Get our newsletter</p></section><div class="sdc-article-tweet"><blockquote>An embedded post, quoted.</blockquote></div>` +
+        `<div class="asset_gallery"><p>Photo caption in a slideshow</p></div><p class="byline">By A. Writer</p>`,
+    )
+    pruneContent(root)
+    const text = toPlainText(root)
+    assert.doesNotMatch(text, /Share this|related story|newsletter|slideshow|A\. Writer/)
+    assert.match(text, /The Doobie Brothers will tour/)
+    assert.match(text, /An embedded post/)
+    assert.equal((text.match(/A full sentence/g) ?? []).length, 3, 'the container named share-tools holds most of the text and stays')
+  })
+
   it('drops short unpunctuated labels before the first paragraph only', () => {
     const root = content(`<div>Updated 10:31, Tue, Nov 19</div><p>By A. Writer</p>${PARAGRAPH.repeat(3)}<h2>A heading in the body</h2>${PARAGRAPH}`)
     trimLeadingLabels(root)
@@ -34,6 +49,12 @@ describe('clean-ups after readability', () => {
     assert.doesNotMatch(text, /Updated 10:31|By A\. Writer/)
     assert.match(text, /^A full sentence/)
     assert.match(text, /A heading in the body/)
+  })
+
+  it('reads a sentence end in any script: a Japanese opening paragraph is not a label', () => {
+    const root = content(`<p>先日、ニュースを耳にしました。</p><p>報道によると、今回販売されたのは。</p>${PARAGRAPH.repeat(3)}`)
+    trimLeadingLabels(root)
+    assert.match(toPlainText(root), /^先日/)
   })
 
   it('keeps content made only of short lines whole (a specification, a list): nothing precedes a first paragraph', () => {

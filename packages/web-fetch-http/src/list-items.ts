@@ -1,0 +1,52 @@
+import type { DomElement } from './dom.js'
+import { attributeOf, countDescendants } from './dom-walk.js'
+
+/** Items of a list have at least this much text each, and there are at least MIN_ITEMS of them. */
+const MIN_ITEM_CHARS = 40
+export const MIN_ITEMS = 3
+/** A list page's items hold at least this share of its text. */
+const LIST_SHARE = 0.5
+const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
+const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
+
+function textLength(element: DomElement): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
+}
+
+function kindOf(element: DomElement): string {
+  const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  return `${element.localName}.${words.sort().join('.')}`
+}
+
+/**
+ * Whether the content is a list of items of one kind (posts, answers,
+ * results, reviews): at least MIN_ITEMS sibling containers of the same tag
+ * and class words, each with text and more than one block inside, holding
+ * LIST_SHARE of the text between them. Only the path of elements that hold
+ * LIST_SHARE of the text is searched.
+ */
+export function listItems(root: DomElement): Set<DomElement> | undefined {
+  const total = Math.max(1, textLength(root))
+  let level: DomElement[] = [root]
+  while (level.length) {
+    const next: DomElement[] = []
+    for (const element of level) {
+      const kinds = new Map<string, number>()
+      const items = new Map<string, DomElement[]>()
+      for (let child = element.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType !== 1) continue
+        const item = child as DomElement
+        const length = textLength(item)
+        if (length >= LIST_SHARE * total) next.push(item)
+        if (!ITEM_TAGS.has(item.localName) || length < MIN_ITEM_CHARS || countDescendants(item, INNER_BLOCKS, 2) < 2) continue
+        const kind = kindOf(item)
+        kinds.set(kind, (kinds.get(kind) ?? 0) + length)
+        items.set(kind, [...(items.get(kind) ?? []), item])
+      }
+      for (const [kind, length] of kinds) if (items.get(kind)!.length >= MIN_ITEMS && length >= LIST_SHARE * total) return new Set(items.get(kind))
+    }
+    level = next
+  }
+  return undefined
+}
+

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parseHTML } from 'linkedom'
+import { chooseCandidate } from '../src/choose-candidate.js'
+import { containerCandidate } from '../src/container-candidate.js'
+import type { DomElement } from '../src/dom.js'
+import { textBlocks } from '../src/text-blocks.js'
+import { toPlainText } from '../src/to-text.js'
+
+function body(html: string): DomElement {
+  const { document } = parseHTML(`<html><body>${html}</body></html>`) as unknown as { document: { body: DomElement } }
+  return document.body
+}
+
+const sentence = (topic: string) => `<p>A full sentence about ${topic}, long enough to read as the prose of an article and not as a label.</p>`
+const ARTICLE = ['the bridge', 'the council vote', 'the budget', 'the repairs'].map(sentence).join('')
+const TEASERS = '<div class="more"><h3>Read next</h3><div><h4><a href="/a">Another story</a></h4><p>Its summary, a sentence of a few words.</p></div><div><h4><a href="/b">A third story</a></h4><p>Its summary, a sentence of a few words.</p></div></div>'
+
+describe('text blocks', () => {
+  it('splits at every block boundary, keeps text loose beside child blocks, and counts link characters', () => {
+    const blocks = textBlocks(body('<div>Loose words <a href="/x">linked</a><p>A paragraph</p>tail text</div><ul><li><a href="/y">all link</a></li></ul>'))
+    assert.deepEqual(blocks.map((block) => [block.text, block.linkChars]), [['Loose words linked', 6], ['A paragraph', 0], ['tail text', 0], ['all link', 8]])
+    assert.equal(blocks[1]!.element.localName, 'p')
+  })
+
+  it('walks a deep tree without recursion', () => {
+    const deep = body(`${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}`)
+    assert.deepEqual(textBlocks(deep).map((block) => block.text), ['deep'])
+  })
+})
+
+describe('the container the markup names as the article', () => {
+  it('takes itemprop=articleBody or an article-and-body class before a bare <article>, and leaves the page as it was', () => {
+    const page = body(`<article><div class="intro">${sentence('an intro')}${sentence('more intro')}${sentence('yet more')}</div><div class="story__body">${ARTICLE}</div></article>`)
+    const before = page.innerHTML
+    const copy = containerCandidate(page)!
+    assert.match(toPlainText(copy), /^A full sentence about the bridge/)
+    assert.doesNotMatch(toPlainText(copy), /intro/)
+    assert.equal(page.innerHTML, before, 'the document is untouched (readability reads it next)')
+  })
+
+  it('drops the chrome inside the container: header, navigation, forms, furniture', () => {
+    const copy = containerCandidate(body(`<article><header><h1>Headline</h1><p>By A. Writer</p></header><nav><a href="/">Home</a></nav>${ARTICLE}<form><button>Subscribe</button></form><div class="share-tools">Share on Facebook</div></article>`))!
+    assert.doesNotMatch(toPlainText(copy), /Headline|A\. Writer|Home|Subscribe|Facebook/)
+    assert.match(toPlainText(copy), /the repairs/)
+  })
+
+  it('tries the next candidate when the first one, cleaned, keeps too little text', () => {
+    const copy = containerCandidate(body(`<div class="article-body"><nav>${'<a href="/x">A link to another section of the site</a> '.repeat(8)}</nav></div><article>${ARTICLE}</article>`))!
+    assert.match(toPlainText(copy), /the bridge/)
+  })
+
+  it('gives no candidate when prose runs on after the container (markup that closed it early), but does when other articles follow', () => {
+    assert.equal(containerCandidate(body(`<article>${ARTICLE}</article>${sentence('the rest of the story')}${sentence('its ending')}`)), undefined)
+    const teasers = `<article class="teaser">${sentence('another story')}</article><article class="teaser">${sentence('a third story')}</article>`
+    assert.ok(containerCandidate(body(`<div><article class="main">${ARTICLE}</article>${teasers}</div>`)))
+  })
+
+  it('widens one post of a thread to the whole thread', () => {
+    const post = (text: string) => `<article class="post"><div class="user">someone</div><div class="message">${sentence(text)}</div></article>`
+    const copy = containerCandidate(body(`<div class="thread">${post('the first post')}${post('the second post')}${post('the third post')}</div>`))!
+    assert.match(toPlainText(copy), /first post[\s\S]*second post[\s\S]*third post/)
+  })
+
+  it('keeps the first of a run of whole articles (what infinite scrolling appends)', () => {
+    const story = (topic: string) => `<article class="story"><h2>${topic}</h2>${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16].map((n) => sentence(`${topic} ${n}`)).join('')}</article>`
+    const copy = containerCandidate(body(`<div class="stream">${story('Budget')}${story('Weather')}${story('Football')}</div>`))!
+    assert.match(toPlainText(copy), /Budget 16/)
+    assert.doesNotMatch(toPlainText(copy), /Weather|Football/)
+  })
+})
+
+describe('choosing between the two candidates', () => {
+  it('keeps the shorter one when the longer holds it all: the rest is what the other method let in', () => {
+    const scored = body(`<div>${ARTICLE}${TEASERS}</div>`)
+    const named = body(`<div>${ARTICLE}</div>`)
+    assert.equal(chooseCandidate({ scored, named }), 'named')
+    assert.equal(chooseCandidate({ scored: named, named: scored }), 'scored')
+  })
+
+  it("keeps readability's when the two found different text", () => {
+    const scored = body(`<div>${ARTICLE}</div>`)
+    const named = body(`<div>${sentence('something else')}${sentence('another thing')}</div>`)
+    assert.equal(chooseCandidate({ scored, named }), 'scored')
+  })
+
+  it('keeps the longer one on a list page when what it adds lies inside the items (authors, dates)', () => {
+    const post = (author: string, text: string, withAuthor: boolean) => `<article class="post">${withAuthor ? `<div class="user">${author}</div>` : ''}<div class="text">${sentence(text)}</div><div class="date">a date</div></article>`
+    const thread = (withAuthor: boolean) => `<div>${['one', 'two', 'three', 'four'].map((name) => post(`member ${name}`, `post ${name}`, withAuthor)).join('')}</div>`
+    assert.equal(chooseCandidate({ scored: body(thread(false)), named: body(thread(true)) }), 'named')
+    assert.equal(chooseCandidate({ scored: body(thread(true)), named: body(thread(false)) }), 'scored')
+  })
+})

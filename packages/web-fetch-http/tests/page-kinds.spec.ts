@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { describe, it } from 'node:test'
+import type { FetchFormat } from 'dsh-web'
+import { extractHtml } from '../src/extract-html.js'
+
+// Pages that are not articles: every main block stays, in order, and the chrome goes.
+const fixture = (name: string) => readFile(new URL(`./fixtures/${name}.html`, import.meta.url), 'utf8')
+
+async function extract(name: string, format: FetchFormat = 'text') {
+  return extractHtml({ html: await fixture(name), url: 'https://site.example/page', format, extract: 'main' })
+}
+
+/** Each of `parts` occurs in `text`, in this order. */
+function assertInOrder(text: string, parts: string[]) {
+  let from = 0
+  for (const part of parts) {
+    const at = text.indexOf(part, from)
+    assert.ok(at >= 0, `"${part}" is missing (or out of order) in:\n${text}`)
+    from = at + part.length
+  }
+}
+
+function assertNone(text: string, parts: string[]) {
+  for (const part of parts) assert.ok(!text.includes(part), `"${part}" should have been dropped from:\n${text}`)
+}
+
+describe("the page's own headline", () => {
+  it('is the metadata title (the header line) when the first <h1> is the title or one of its parts', async () => {
+    assert.equal((await extract('page-forum-thread')).metadata.title, 'Boiler pressure drops overnight')
+    assert.equal((await extract('page-product')).metadata.title, 'Trail 40 hiking backpack')
+    assert.equal((await extract('page-docs-nav')).metadata.title, 'Rate limits')
+  })
+
+  it('is not a logo: an <h1> that is the site name or a link home leaves the title alone', () => {
+    const article = '<p>A full sentence of article text that a reader came for, long enough to matter here.</p>'.repeat(6)
+    for (const logo of ['<h1><a href="/">Coastal Courier</a></h1>', '<h1>Coastal Courier</h1>']) {
+      const html = `<html><head><title>Bridge reopens | Coastal Courier</title><meta property="og:site_name" content="Coastal Courier"></head><body>${logo}<article>${article}</article></body></html>`
+      const { metadata } = extractHtml({ html, url: 'https://site.example/a', format: 'text', extract: 'main' })
+      assert.notEqual(metadata.title, 'Coastal Courier')
+    }
+  })
+})
+
+describe('pages of many blocks keep every main block, in order, and drop the chrome', () => {
+  for (const format of ['text', 'markdown'] as const) {
+    it(`a forum thread: the title, every post with its author and date (${format})`, async () => {
+      const { text } = await extract('page-forum-thread', format)
+      assertInOrder(text, [
+        'Boiler pressure drops overnight',
+        'kettle', '14 March 2024 at 21:02', 'Every morning the pressure gauge', 'Could the expansion vessel be the cause',
+        'radiant', '14 March 2024 at 21:40', 'Check the pressure relief valve pipe',
+        'kettle', 'the copper pipe by the back door is wet',
+        'gasman', 'lost its air charge', 'replace the relief valve too',
+        'kettle', 'the pressure has held at 1.4 bar',
+      ])
+      assertNone(text, ['Report', 'Reply', 'Similar threads', 'Combi boiler losing pressure', 'Terms and rules', 'Log in', 'Register', 'Members', 'Next'])
+    })
+
+    it(`questions and answers: the question, every answer and its code (${format})`, async () => {
+      const { text } = await extract('page-questions-answers', format)
+      assertInOrder(text, [
+        'I committed a file by mistake', '3 Answers',
+        'Use a soft reset', 'git reset --soft HEAD~1', 'Your changes are then staged again',
+        'use a mixed reset instead', 'git restore --staged',
+      ])
+      assertNone(text, ['Hot network questions', 'Why is my cat afraid', 'Undo a git merge', 'Log in', 'Sign up', 'Site design', 'Tags'])
+    })
+
+    it(`search results: every result, its title and snippet (${format})`, async () => {
+      const { text } = await extract('page-search-results', format)
+      const titles = ['Sourdough starter from scratch', 'Rye sourdough starter', 'Sourdough discard crackers', 'How to revive a neglected starter', 'Gluten-free brown rice starter']
+      const snippets = ['Flour and water, fed twice a day', 'Whole rye flour ferments faster', 'Thin, crisp crackers', 'left in the fridge for weeks', 'Brown rice flour and a little psyllium']
+      assertInOrder(text, titles.flatMap((title, index) => [title, snippets[index]!]))
+      if (format === 'text') assert.match(text, /^- Sourdough starter from scratch$/m, "a list item's dash goes on its first line, here inside a heading")
+      assertNone(text, ['Under 30 minutes', '4 stars and up', 'Next page', 'Subscribe', 'My account', 'Get a new recipe every week', 'Contact'])
+    })
+
+    it(`a product page: features, description, specifications and reviews (${format})`, async () => {
+      const { text } = await extract('page-product', format)
+      assertInOrder(text, [
+        '£89.00', '40 litres, with a separate sleeping-bag compartment', 'Weighs 1.3 kg',
+        'The Trail 40 is a pack for long day walks', 'Two side pockets take a litre bottle each',
+        'Volume', '40 l', 'Recycled polyester, 420 denier',
+        'Comfortable over 25 km', 'Used it for a three-day hut trip',
+      ])
+      assertNone(text, ['Customers also bought', 'Trekking poles', 'Free delivery', 'Find a store', 'Add to basket', 'Basket (0)', 'Cookie settings', 'Returns'])
+    })
+
+    it(`documentation with navigation: every heading, paragraph, list and code block (${format})`, async () => {
+      const { text } = await extract('page-docs-nav', format)
+      assertInOrder(text, [
+        'Every API key may make 100 requests per second', 'Reading the headers', 'three headers that tell you where you stand',
+        'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retrying', 'Retry-After',
+        'HTTP/1.1 429 Too Many Requests', 'Batch endpoints count as one request',
+      ])
+      assertNone(text, ['Quickstart', 'Idempotency', 'On this page', 'Was this page helpful', '← Webhooks', 'Pagination →', 'Changelog', 'Privacy'])
+    })
+  }
+})
