@@ -145,7 +145,7 @@ describe('dsh usage: help, version, suggestions, exit codes, one JSON document',
     for (const flag of ['--private-host', '--resolve', '--allow-failed-rows', '--json']) assert.ok(fetchHelp.stdout.includes(flag), flag)
   })
 
-  it('loads what each command uses: dsh tools --json --preset ptc loads neither the MCP SDK nor QuickJS nor acorn; dsh --version not even Cordis', async () => {
+  it('loads what each command uses: dsh tools --json --preset ptc and dsh compose --json load neither the MCP SDK, QuickJS, acorn, undici, Ajv nor tldts; dsh --version not even Cordis', async () => {
     const loaded = async (args: string[]) => {
       const file = join(home, `modules-${args.join('-')}.txt`)
       await promisify(execFile)(process.execPath, ['--import', join(ROOT, 'tests/support/loaded-modules.mjs'), CLI, ...args], {
@@ -154,9 +154,14 @@ describe('dsh usage: help, version, suggestions, exit codes, one JSON document',
       })
       return (await readFile(file, 'utf8')).split('\n')
     }
-    const tools = await loaded(['tools', '--json', '--preset', 'ptc'])
-    assert.ok(tools.some((url) => url.includes('/cordis')), 'the composition was booted')
-    for (const heavy of ['@modelcontextprotocol', 'quickjs-emscripten', '/acorn', '/zod']) assert.ok(!tools.some((url) => url.includes(heavy)), `dsh tools loaded ${heavy}`)
+    // undici comes with the first request, Ajv with the first tool call, tldts with the first rate-limited fetch.
+    const lazy = ['@modelcontextprotocol', 'quickjs-emscripten', '/acorn', '/zod', '/node_modules/undici/', '/node_modules/ajv/', '/node_modules/tldts/']
+    for (const args of [['tools', '--json', '--preset', 'ptc'], ['compose', '--json']]) {
+      const urls = await loaded(args)
+      assert.ok(urls.some((url) => url.includes('/web-fetch-http/dist/http-fetcher.js')), `dsh ${args.join(' ')} booted the fetch provider`)
+      assert.ok(urls.some((url) => url.includes('/provider-kit/dist/transport.js')), `dsh ${args.join(' ')} booted a search provider`)
+      for (const heavy of lazy) assert.ok(!urls.some((url) => url.includes(heavy)), `dsh ${args.join(' ')} loaded ${heavy}`)
+    }
     const version = await loaded(['--version'])
     for (const heavy of ['/cordis', '/yaml', '/ajv', '/undici']) assert.ok(!version.some((url) => url.includes(heavy)), `dsh --version loaded ${heavy}`)
   })

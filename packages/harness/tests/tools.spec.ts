@@ -106,6 +106,26 @@ describe('tools service', () => {
     assert.throws(() => ctx.tools.register({ name: 'open', description: 'x', inputSchema: { type: 'object', properties: {} } as any, handler: async () => ({ content: '' }) }), /must be closed/)
     assert.throws(() => ctx.tools.register({ name: 'echo', description: 'x', inputSchema: { type: 'object', properties: {}, additionalProperties: false }, handler: async () => ({ content: '' }) }), /already registered/)
   })
+
+  it('compiles a schema on the tool\'s first call: one that is not valid JSON Schema makes every call an INTERNAL_ERROR naming the fault, and the handler never runs', async () => {
+    let ran = false
+    const dispose = ctx.tools.register({
+      name: 'typo',
+      description: 'x',
+      inputSchema: { type: 'object', properties: { a: { type: 'strin' } }, additionalProperties: false } as any,
+      handler: async () => ((ran = true), { content: 'ran' }),
+    })
+    try {
+      for (let call = 0; call < 2; call++) {
+        const outcome = await ctx.tools.invoke('typo', { a: 'x' })
+        assert.equal(outcome.error?.code, 'INTERNAL_ERROR')
+        assert.match(outcome.error!.message, /^The tool typo cannot be called: Tool typo: inputSchema is not a valid JSON Schema: .*a bug in the plugin that registers it/)
+      }
+      assert.equal(ran, false)
+    } finally {
+      dispose()
+    }
+  })
 })
 
 /** `{ text: [[[…1…]]] }` with `levels` arrays around the 1, built without recursion. */

@@ -3,12 +3,13 @@
  * instance (its connections, base URL, availability) and, per search, the
  * credential, the deadline and the transport bound to them.
  */
-import { Agent, type Dispatcher, ProxyAgent } from 'undici'
+import type { Agent, Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
 import { readProxySettings, type Route } from 'dsh-host'
 import { abortError, type CredentialRequest, type HopRoute, describeCredentialSource, type ProviderCall, redactUrl, routeFor, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson, type RetryNotice } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
+import { loadUndici } from './lazy-undici.js'
 
 /** A vendor's search API as its provider package describes it. */
 export interface ModelApi {
@@ -115,8 +116,8 @@ export interface ModelApiCall {
 
 export function createModelApiClient(api: ModelApi, settings: ModelSearchSettings, deps: ModelSearchDeps): ModelApiClient {
   const { providerId, providerName } = api
-  const ownDispatcher = deps.dispatcher ? undefined : new Agent({ connect: { timeout: 15_000 } })
-  const dispatcher = deps.dispatcher ?? ownDispatcher!
+  // The provider's own Agent, made on the first request (undici loads then, not at start).
+  let ownDispatcher: Agent | undefined
   const env = deps.env ?? process.env
   const credentialRequired = (api.credential ?? 'required') === 'required'
   // The route to the endpoint: the same chooseRoute as the fetch provider; one ProxyAgent per proxy and credential.
@@ -126,13 +127,15 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   async function routeDispatcher(url: URL, signal: AbortSignal, call: ProviderCall): Promise<{ dispatcher: Dispatcher; route: Route }> {
     const route = routeFor(url, proxySettings)
     callRoutes.set(call, route.kind === 'proxy' ? { route: 'proxy', proxy: route.origin } : { route: 'direct' })
-    if (deps.dispatcher || route.kind === 'direct') return { dispatcher, route }
+    if (deps.dispatcher) return { dispatcher: deps.dispatcher, route }
+    const undici = await loadUndici()
+    if (route.kind === 'direct') return { dispatcher: (ownDispatcher ??= new undici.Agent({ connect: { timeout: 15_000 } })), route }
     const ref = settings.proxy?.credential
     const credential = ref ? (await deps.resolveCredential({ providerId, ref, literalKey: 'proxy.credential', signal })).value : undefined
     const key = `${route.url.href}\n${credential ?? ''}`
     let agent = proxyAgents.get(key)
     if (!agent) {
-      agent = new ProxyAgent({
+      agent = new undici.ProxyAgent({
         uri: route.url.href,
         ...(credential ? { token: `Basic ${Buffer.from(credential, 'utf8').toString('base64')}` } : {}),
         proxyTls: { timeout: 15_000 },

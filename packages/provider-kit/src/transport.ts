@@ -4,8 +4,9 @@
  * Vendor specifics (wire types, error mapping) stay in each provider.
  */
 
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { abortError, redactUrl, WebError } from 'dsh-web'
+import { loadUndici } from './lazy-undici.js'
 
 
 /** Retries after the first attempt, at most (and by default). */
@@ -196,6 +197,7 @@ async function sendOnce(options: JsonRequestOptions): Promise<HttpAnswer> {
   const { signal, endpoint, providerName } = options
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   let response: Dispatcher.ResponseData
+  const { request } = await loadUndici()
   try {
     response = await request(endpoint, {
       method: options.method ?? 'POST',

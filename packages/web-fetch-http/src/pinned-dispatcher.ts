@@ -1,8 +1,9 @@
 import type { LookupAddress as DnsLookupAddress } from 'node:dns'
 import type { Socket } from 'node:net'
 import type { SecureContext } from 'node:tls'
-import { Agent, buildConnector } from 'undici'
+import type { Agent, buildConnector } from 'undici'
 import type { LookupAddress } from './address-policy.js'
+import { loadUndici } from './lazy-undici.js'
 
 /**
  * Step 4 of the address policy: an undici dispatcher for one hop that can only
@@ -19,12 +20,13 @@ export interface PinnedDispatcher {
   address: LookupAddress
 }
 
-export function createPinnedDispatcher(
+export async function createPinnedDispatcher(
   host: string,
   pinned: LookupAddress,
   timeouts: { connectMs: number; headersMs: number; bodyMs: number },
   secureContext?: SecureContext,
-): PinnedDispatcher {
+): Promise<PinnedDispatcher> {
+  const undici = await loadUndici()
   const lookup = (
     _hostname: string,
     options: { all?: boolean } | number | undefined,
@@ -34,7 +36,7 @@ export function createPinnedDispatcher(
     if (all) callback(null, [{ address: pinned.address, family: pinned.family }])
     else callback(null, pinned.address, pinned.family)
   }
-  const connector = buildConnector({
+  const connector = undici.buildConnector({
     lookup,
     timeout: timeouts.connectMs,
     autoSelectFamily: false,
@@ -58,7 +60,7 @@ export function createPinnedDispatcher(
       callback(null, socket)
     })
   }
-  const agent = new Agent({
+  const agent = new undici.Agent({
     connect,
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,

@@ -1,6 +1,7 @@
 import type { SecureContext } from 'node:tls'
-import { type Dispatcher, Pool, ProxyAgent } from 'undici'
+import type { Dispatcher, ProxyAgent } from 'undici'
 import { WebError, redactUrl } from 'dsh-web'
+import { loadUndici } from './lazy-undici.js'
 
 /**
  * The dispatcher of one hop on the proxy route: an undici ProxyAgent that
@@ -33,14 +34,15 @@ export function tunnels(url: URL, tunnelHttp: boolean): boolean {
   return url.protocol === 'https:' || tunnelHttp
 }
 
-export function createProxyDispatcher(
+export async function createProxyDispatcher(
   proxy: ProxyHop,
   timeouts: { connectMs: number; headersMs: number; bodyMs: number },
   secureContext?: SecureContext,
-): ProxyDispatcher {
+): Promise<ProxyDispatcher> {
+  const undici = await loadUndici()
   const tunnel: ProxyDispatcher['tunnel'] = {}
   const clientFactory = (origin: URL, options: object): Dispatcher => {
-    const pool = new Pool(origin, options)
+    const pool = new undici.Pool(origin, options)
     const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
     ;(pool as { connect: unknown }).connect = async (params: Dispatcher.ConnectOptions) => {
       try {
@@ -54,7 +56,7 @@ export function createProxyDispatcher(
     }
     return pool
   }
-  const agent = new ProxyAgent({
+  const agent = new undici.ProxyAgent({
     uri: proxy.url.href,
     ...(proxy.credential ? { token: `Basic ${Buffer.from(proxy.credential, 'utf8').toString('base64')}` } : {}),
     clientFactory,

@@ -1,12 +1,13 @@
 import type { Readable } from 'node:stream'
 import type { SecureContext } from 'node:tls'
-import { type Dispatcher, request } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { ProxySettings } from 'dsh-host'
 import { type HopRoute, WebError, abortError, redactUrl, routeFor } from 'dsh-web'
 import type { RedirectHop } from 'dsh-web'
 import type { AddressPolicy, VettedDestination } from './address-policy.js'
 import { createPinnedDispatcher } from './pinned-dispatcher.js'
 import { type ProxyDispatcher, createProxyDispatcher, proxyFailure } from './proxy-dispatcher.js'
+import { loadUndici } from './lazy-undici.js'
 
 export interface TransportOptions {
   maxRedirects: number
@@ -121,19 +122,20 @@ export async function requestFollowingRedirects(
     let tunnelled: ProxyDispatcher | undefined
     if (route.kind === 'direct') {
       destination = await policy.vetUrl(url, signal)
-      const pinned = createPinnedDispatcher(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
+      const pinned = await createPinnedDispatcher(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
       agent = pinned.agent
       address = pinned.address.address
     } else {
       destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
-      tunnelled = createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp }, timeouts, options.secureContext)
+      tunnelled = await createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp }, timeouts, options.secureContext)
       agent = tunnelled.agent
     }
     const taken = { route: route.kind, ...(route.kind === 'proxy' ? { proxy: route.origin } : {}), checks: destination.checks }
     const close = () => void agent.destroy().catch(() => {})
-    let response: Awaited<ReturnType<typeof request>>
+    let response: Dispatcher.ResponseData
     try {
       await options.beforeRequest?.(url)
+      const { request } = await loadUndici()
       response = await request(url, {
         method: 'GET',
         dispatcher: agent,

@@ -1,5 +1,7 @@
-import { getDomain } from 'tldts'
 import type { LimitRule, Release, SharedState } from 'dsh-web'
+
+/** tldts (the Public Suffix List, 220 kB of code), imported on the first limited request: a fetcher without limits never loads it. */
+let tldts: Promise<typeof import('tldts')> | undefined
 
 /**
  * The site a request counts against: the registrable domain of its host
@@ -8,8 +10,9 @@ import type { LimitRule, Release, SharedState } from 'dsh-web'
  * sites), or the host itself for an address or a name without a public
  * suffix (localhost).
  */
-export function registrableDomain(hostname: string): string {
+export async function registrableDomain(hostname: string): Promise<string> {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  const { getDomain } = await (tldts ??= import('tldts'))
   return getDomain(host, { allowPrivateDomains: true }) ?? host
 }
 
@@ -41,7 +44,7 @@ export class FetchLimits {
   /** Passes the limit of the URL's site. */
   async beforeRequest(url: URL): Promise<void> {
     await this.close()
-    const site = registrableDomain(url.hostname)
+    const site = await registrableDomain(url.hostname)
     const override = Object.hasOwn(this.limits.overrides, site)
     const rule = override ? this.limits.overrides[site]! : this.limits.perDomain
     this.held = await this.state.acquire(

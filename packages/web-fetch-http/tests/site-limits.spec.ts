@@ -15,7 +15,7 @@ describe('registrable domain (the site a limit counts)', () => {
     ['[::1]', '::1'],
     ['localhost', 'localhost'],
   ]
-  for (const [host, site] of cases) it(`${host} counts against ${site}`, () => assert.equal(registrableDomain(host), site))
+  for (const [host, site] of cases) it(`${host} counts against ${site}`, async () => assert.equal(await registrableDomain(host), site))
 })
 
 describe('limitPerDomain of the fetcher', () => {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { type Context, Service } from 'cordis'
 import { findNonJson } from '../json-value.js'
 import { CodedError, type InvokeOptions, type JsonValue, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
-import { compileInputSchema, describeInputErrors } from './validate-input.js'
+import type { ValidateFunction } from 'ajv'
+import { checkInputSchema, compileInputSchema, describeInputErrors } from './validate-input.js'
 import { DEFAULT_INPUT_LIMITS, describeInputRefusal, inspectInput, recordInput } from './input-record.js'
 import { createRunCodeTool, RUN_CODE, type RunCodeHost } from './run-code-tool.js'
 
@@ -10,7 +11,8 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/
 
 interface Registered {
   definition: ToolDefinition
-  validate: ReturnType<typeof compileInputSchema>
+  /** Compiled on the first call (see validate-input.ts). */
+  validator?: Promise<ValidateFunction>
 }
 
 export interface ToolsConfig {
@@ -68,7 +70,8 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
     }
     if (typeof definition.handler !== 'function') throw new TypeError(`Tool ${name} needs a handler function.`)
     if (this.registry.has(name)) throw new TypeError(`A tool named ${name} is already registered.`)
-    const entry: Registered = { definition, validate: compileInputSchema(name, definition.inputSchema) }
+    checkInputSchema(name, definition.inputSchema)
+    const entry: Registered = { definition }
     return this.ctx.effect(() => {
       this.registry.set(name, entry)
       return () => {
@@ -115,7 +118,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
     // Checked before anything else reads it: the walk has no recursion, and a refused input is never serialised whole.
     const inspection = inspectInput(input, { maxDepth: this.config.inputMaxDepth ?? DEFAULT_INPUT_LIMITS.maxDepth, maxBytes: this.config.inputMaxBytes ?? DEFAULT_INPUT_LIMITS.maxBytes })
     const entry = this.registry.get(name)
-    const refused = inspection.problem ? failure('INVALID_ARGUMENT', describeInputRefusal(name, inspection)) : this.check(name, entry, input, options)
+    const refused = inspection.problem ? failure('INVALID_ARGUMENT', describeInputRefusal(name, inspection)) : await this.check(name, entry, input, options)
     // Validated first, then logged once (a call from code too): the input whole when small, else its size, hash and a preview.
     await session?.append('tool/call', {
       callId,
@@ -160,7 +163,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
   }
 
   /** The refusals that need no more than the name and a JSON input within the limits; undefined when the call may go ahead. */
-  private check(name: string, entry: Registered | undefined, input: unknown, options: { nested?: boolean }): ToolResult | undefined {
+  private async check(name: string, entry: Registered | undefined, input: unknown, options: { nested?: boolean }): Promise<ToolResult | undefined> {
     const withheld = this.withheld.get(name)
     if (withheld) return failure('TOOL_UNAVAILABLE', `The tool ${name} is not available here: ${withheld}.`)
     if (!entry) {
@@ -173,8 +176,14 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return failure('INVALID_ARGUMENT', `The input of ${name} must be a JSON object of arguments.`)
     }
-    if (!entry.validate(input)) {
-      const problems = describeInputErrors(entry.definition.inputSchema, entry.validate.errors ?? [])
+    let validate: ValidateFunction
+    try {
+      validate = await (entry.validator ??= compileInputSchema(name, entry.definition.inputSchema))
+    } catch (error) {
+      return failure('INTERNAL_ERROR', `The tool ${name} cannot be called: ${(error as Error).message} (a bug in the plugin that registers it, not a problem with your input).`)
+    }
+    if (!validate(input)) {
+      const problems = describeInputErrors(entry.definition.inputSchema, validate.errors ?? [])
       return failure('INVALID_ARGUMENT', `Invalid input for ${name}: ${problems.join('; ')}.`)
     }
     return undefined

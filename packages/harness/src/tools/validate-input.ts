@@ -1,18 +1,29 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
 import type { ToolInputSchema } from 'dsh-host'
 
+/**
+ * Ajv, imported and set up on the first validation: loading it and compiling
+ * its meta-schema costs more than the rest of `dsh tools`, which validates
+ * nothing, so a command that only lists or composes tools never pays for it.
+ */
+let ajv: Promise<Ajv> | undefined
+const loadAjv = () => (ajv ??= import('ajv').then(({ Ajv }) => new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })))
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
-
-export function compileInputSchema(toolName: string, schema: ToolInputSchema): ValidateFunction {
+/** The checks a schema gets when its tool registers: an object of named, closed properties. */
+export function checkInputSchema(toolName: string, schema: ToolInputSchema): void {
   if (!schema || schema.type !== 'object' || typeof schema.properties !== 'object') {
     throw new TypeError(`Tool ${toolName}: inputSchema must be a JSON Schema of type "object" with properties.`)
   }
   if (schema.additionalProperties !== false) {
     throw new TypeError(`Tool ${toolName}: inputSchema must be closed ("additionalProperties": false), so unknown arguments are refused.`)
   }
+}
+
+/** The validator of a checked schema, compiled when the tool is first called. */
+export async function compileInputSchema(toolName: string, schema: ToolInputSchema): Promise<ValidateFunction> {
+  const compiler = await loadAjv()
   try {
-    return ajv.compile(schema)
+    return compiler.compile(schema)
   } catch (error: any) {
     throw new TypeError(`Tool ${toolName}: inputSchema is not a valid JSON Schema: ${error?.message ?? error}`)
   }
