@@ -165,6 +165,18 @@ describe('dsh doctor', () => {
     assert.match(row.message, /row "broken" .* failed to start: this plugin always fails to start/)
   })
 
+  it('compiles every tool input schema (tools compile them on first call): one that does not compile fails, naming the tool', async () => {
+    const overlay = join(home, 'bad-schema.cordis.yml')
+    await writeFile(overlay, `- id: bad-schema\n  name: dsh-test-plugins/bad-schema-tool\n`)
+    const document = report(await dsh(['doctor', '--json', '--config', overlay], { home }))
+    const schemas = check(document, 'tools.schemas')
+    assert.equal(schemas.status, 'fail')
+    assert.match(schemas.message, /Tool bad_schema: inputSchema is not a valid JSON Schema/)
+    assert.doesNotMatch(schemas.message, /web_search|web_fetch/)
+    const fine = report(await dsh(['doctor', '--json'], { home }))
+    assert.equal(check(fine, 'tools.schemas').status, 'ok')
+  })
+
   it('self-tests the fetch provider on loopback: refused by the address policy', async () => {
     const document = report(await dsh(['doctor', '--json', '--self-test-fetch'], { home }))
     const selfTest = check(document, 'self-test-fetch')

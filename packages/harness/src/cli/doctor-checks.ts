@@ -1,6 +1,7 @@
 import type { Composition, RowState } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import type { ToolsService } from '../tools/index.js'
+import { compileInputSchema } from '../tools/validate-input.js'
 import { probe, probeTarget, redactUrl } from './doctor-network.js'
 import { type KnownProvider, knownProvider } from './doctor-providers.js'
 
@@ -245,4 +246,24 @@ export function toolChecks(composition: Composition): Check[] {
   }
   if (!roster.length) return [{ id: 'tools', status: 'warn', message: shown, fix: 'mount a row that registers tools (e.g. tool-web), or use a preset: --preset standard' }]
   return [{ id: 'tools', status: 'ok', message: shown }]
+}
+
+/**
+ * Every registered tool's input schema compiled as its first call would
+ * compile it (tools compile lazily, so that commands which only list them
+ * never load Ajv): a schema Ajv refuses fails here, before any call does.
+ */
+export async function toolSchemaChecks(composition: Composition): Promise<Check[]> {
+  const tools = composition.ctx.get('tools') as ToolsService | undefined
+  if (!tools) return []
+  const refused: string[] = []
+  for (const tool of tools.list()) {
+    try {
+      await compileInputSchema(tool.name, tool.inputSchema)
+    } catch (error: any) {
+      refused.push(error?.message ?? String(error))
+    }
+  }
+  if (refused.length) return [{ id: 'tools.schemas', status: 'fail', message: refused.join('; '), fix: "fix the tool's inputSchema in the plugin that registers it: every call to it fails until then" }]
+  return [{ id: 'tools.schemas', status: 'ok', message: `${tools.list().length} input schemas compile` }]
 }

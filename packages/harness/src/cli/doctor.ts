@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import { defaultHome } from '../home.js'
-import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, toolChecks, type WebLike, webChecks } from './doctor-checks.js'
+import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, toolChecks, toolSchemaChecks, type WebLike, webChecks } from './doctor-checks.js'
 import { stateStoreChecks } from './doctor-cache.js'
 import { homeChecks, nodeCheck, proxyCheck } from './doctor-environment.js'
 import { findConfigDir, type GlobalOptions, type Output } from './commands.js'
@@ -48,7 +48,7 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
     checks.push(proxyCheck())
     // dsh-harness's own engines.node: the same floor as every package of the family (tests/manifests.spec.ts).
     checks.push(await nodeCheck(fileURLToPath(new URL('../../package.json', import.meta.url))))
-    if (composition) checks.push(...toolChecks(composition), ...networkPolicyChecks(composition))
+    if (composition) checks.push(...toolChecks(composition), ...(await toolSchemaChecks(composition)), ...networkPolicyChecks(composition))
     checks.push(...ignoredVariableChecks())
     if (options.selfTestFetch) checks.push(await fetchSelfTest(composition))
   } finally {
