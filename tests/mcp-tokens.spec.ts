@@ -36,8 +36,9 @@ describe('dsh mcp token', () => {
     assert.deepEqual(Object.keys(listed.tokens[0]).sort(), ['created', 'expired', 'expires', 'name', 'revoked'])
     assert.equal(listed.tokens[0].name, 'ci-agents')
     assert.equal(listed.tokens[0].revoked, null)
+    assert.equal(listed.store, `the file ${join(home, 'mcp-tokens.json')}`, 'no shared state store in the composition: the file under $DSH_HOME')
     const human = await dsh(['mcp', 'token', 'list'], { home })
-    assert.match(human.stdout, /^ci-agents {2}created \S+ {2}expires \S+ {2}active$/m)
+    assert.match(human.stdout, /^MCP tokens in the file \S+mcp-tokens\.json:\nci-agents {2}created \S+ {2}expires \S+ {2}active$/m)
   })
 
   it('refuses a second token of the same name, and a name that is not one', async () => {
