@@ -85,10 +85,10 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
     const tokens = noAuth ? null : selectTokenStore(composition.ctx.get('web'), defaultHome())
     const auth = tokens ? { tokens, log: io.err, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
     const server = new McpHttpServer({ tools, sessions, host, port, auth, limits, allowedHosts, allowedOrigins: flags.allowedOrigin ?? [], log: io.err })
+    if (tokens) io.err(`dsh mcp: tokens are checked at every request in ${tokens.describe()}`)
     const address = await server.listen()
     if (noAuth) io.err(`dsh mcp: warning: authentication is off (--no-auth): any process on this machine can call the tools at ${address}.`)
     io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)
-    if (tokens) io.err(`dsh mcp: tokens are checked at every request in ${tokens.describe()}`)
     if (oauth) io.err(`dsh mcp: also accepting access tokens (JWT) of ${oauth.issuer} for the resource ${oauth.audience}`)
     else if (tokens) await warnWithoutTokens(tokens, io)
     await new Promise<void>((resolve) => {
