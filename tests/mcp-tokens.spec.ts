@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { MemoryStateStore, SharedState } from 'dsh-web'
+import { SharedTokenStore, TOKEN_RECORDS } from '../packages/harness/src/mcp/shared-token-store.js'
 import { FileTokenStore, hashToken, parseLifetime } from '../packages/harness/src/mcp/token-store.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
 
@@ -36,8 +38,9 @@ describe('dsh mcp token', () => {
     assert.deepEqual(Object.keys(listed.tokens[0]).sort(), ['created', 'expired', 'expires', 'name', 'revoked'])
     assert.equal(listed.tokens[0].name, 'ci-agents')
     assert.equal(listed.tokens[0].revoked, null)
+    assert.equal(listed.store, `the file ${join(home, 'mcp-tokens.json')}`, 'no shared state store in the composition: the file under $DSH_HOME')
     const human = await dsh(['mcp', 'token', 'list'], { home })
-    assert.match(human.stdout, /^ci-agents {2}created \S+ {2}expires \S+ {2}active$/m)
+    assert.match(human.stdout, /^MCP tokens in the file \S+mcp-tokens\.json:\nci-agents {2}created \S+ {2}expires \S+ {2}active$/m)
   })
 
   it('refuses a second token of the same name, and a name that is not one', async () => {
@@ -121,5 +124,34 @@ describe('FileTokenStore', () => {
     assert.equal(parseLifetime('30d'), 30 * 86_400_000)
     assert.equal(parseLifetime('2w'), 14 * 86_400_000)
     assert.throws(() => parseLifetime('0d'), /--expires takes/)
+  })
+})
+
+describe('SharedTokenStore (over ctx.web.state records; on Redis in mcp-tokens-shared.spec.ts)', () => {
+  /** One store of records, as every process on one Redis sees it: a real SharedState over a real in-process store. */
+  function records() {
+    const memory = new MemoryStateStore(1024)
+    return new SharedState({ selected: () => ({ id: 'memory', store: memory }), memory, timeoutMs: 1000, retryAfterFailureMs: 1000 })
+  }
+
+  it('gives one token and one MCP_TOKEN_EXISTS when two writers create the same name at once (compare-and-set, then again)', async () => {
+    const state = records()
+    const [first, second] = [new SharedTokenStore(state), new SharedTokenStore(state)]
+    const outcomes = await Promise.allSettled([first.create('agents'), second.create('agents')])
+    assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ['fulfilled', 'rejected'])
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult
+    assert.equal(refused.reason.code, 'MCP_TOKEN_EXISTS')
+    const made = (outcomes.find((outcome) => outcome.status === 'fulfilled') as PromiseFulfilledResult<{ token: string }>).value
+    assert.deepEqual(await second.check(made.token), { ok: true, name: 'agents' })
+    await first.revoke('agents')
+    assert.deepEqual(await second.check(made.token), { ok: false, reason: 'revoked', name: 'agents' }, 'at the next check, through the other store')
+    assert.match((await second.list())[0]!.revoked!, /^\d{4}-/)
+    await assert.rejects(second.revoke('nobody'), (error: any) => error.code === 'MCP_TOKEN_NOT_FOUND' && /no token named "nobody" in the shared state store "memory"/.test(error.message))
+  })
+
+  it('says which record is damaged rather than skip it', async () => {
+    const state = records()
+    await state.replaceRecord(TOKEN_RECORDS, 'broken', undefined, '{"name":"broken"}')
+    await assert.rejects(new SharedTokenStore(state).check('dsh_x'), (error: any) => error.code === 'MCP_TOKEN_STORE_DAMAGED' && /The token record "broken"/.test(error.message))
   })
 })

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Admission, RateRule, SlotAdmission, StateStore } from 'dsh-web'
 import type { RedisConnection } from './redis-connection.js'
+import { REPLACE_RECORD_SCRIPT } from './record-script.js'
 import { ENTER_SLOT_SCRIPT } from './slot-script.js'
 
 export const REDIS_STORE_ID = 'redis'
@@ -19,13 +20,18 @@ export interface RedisStoreOptions {
   urlCredential: string
 }
 
-type SlotClient = Redis & { dshEnterSlot(key: string, max: number, leaseMs: number, holder: string): Promise<number> }
+type ScriptClient = Redis & {
+  dshEnterSlot(key: string, max: number, leaseMs: number, holder: string): Promise<number>
+  dshReplaceRecord(key: string, field: string, mustBeAbsent: '0' | '1', expected: string, value: string): Promise<number>
+}
 
 /**
  * The state store on Redis (or Valkey, which speaks the same protocol):
  * values with `SET … PX`, requests per window through rate-limiter-flexible's
- * Redis limiter, slots through a sorted set (slot-script.ts). Every method
- * rejects when Redis does not answer; the seam goes on without it.
+ * Redis limiter, slots through a sorted set (slot-script.ts), records in a
+ * hash per map with no expiry (`HGETALL`, and a compare-and-set script,
+ * record-script.ts). Every method rejects when Redis does not answer; the
+ * seam goes on without it, except for records, whose callers decide.
  */
 export class RedisStateStore implements StateStore {
   readonly id = REDIS_STORE_ID
@@ -80,7 +86,7 @@ export class RedisStateStore implements StateStore {
   async enter(bucket: string, max: number, leaseMs: number): Promise<SlotAdmission> {
     const key = `${this.options.keyPrefix}slots:${bucket}`
     const holder = randomUUID()
-    const answer = await this.connection.run((client) => slotClient(client).dshEnterSlot(key, max, Math.max(1, Math.round(leaseMs)), holder))
+    const answer = await this.connection.run((client) => scriptClient(client).dshEnterSlot(key, max, Math.max(1, Math.round(leaseMs)), holder))
     if (answer >= 0) return { admitted: false, retryAfterMs: Math.min(SLOT_POLL_MS, answer) }
     let released = false
     return {
@@ -91,6 +97,20 @@ export class RedisStateStore implements StateStore {
         await this.connection.run((client) => client.zrem(key, holder))
       },
     }
+  }
+
+  async readRecords(map: string): Promise<Record<string, string>> {
+    return this.connection.run((client) => client.hgetall(this.recordsKey(map)))
+  }
+
+  async replaceRecord(map: string, field: string, expected: string | undefined, value: string): Promise<boolean> {
+    const key = this.recordsKey(map)
+    const answer = await this.connection.run((client) => scriptClient(client).dshReplaceRecord(key, field, expected === undefined ? '1' : '0', expected ?? '', value))
+    return answer === 1
+  }
+
+  private recordsKey(map: string): string {
+    return `${this.options.keyPrefix}records:${map}`
   }
 
   /** One rate-limiter-flexible limiter per client and rule (points and duration are fixed per limiter). */
@@ -110,8 +130,9 @@ export class RedisStateStore implements StateStore {
   }
 }
 
-function slotClient(client: Redis): SlotClient {
-  const slots = client as SlotClient
-  if (typeof slots.dshEnterSlot !== 'function') client.defineCommand('dshEnterSlot', { numberOfKeys: 1, lua: ENTER_SLOT_SCRIPT })
-  return slots
+function scriptClient(client: Redis): ScriptClient {
+  const scripts = client as ScriptClient
+  if (typeof scripts.dshEnterSlot !== 'function') client.defineCommand('dshEnterSlot', { numberOfKeys: 1, lua: ENTER_SLOT_SCRIPT })
+  if (typeof scripts.dshReplaceRecord !== 'function') client.defineCommand('dshReplaceRecord', { numberOfKeys: 1, lua: REPLACE_RECORD_SCRIPT })
+  return scripts
 }

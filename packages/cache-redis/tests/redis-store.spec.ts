@@ -80,12 +80,30 @@ describe('the Redis state store, against a real redis-server', () => {
     assert.equal((await first.enter('fetch:example.com', 1, 60_000)).admitted, true)
   })
 
+  it('keeps records with no expiry in a hash per map, replaced across stores only from the value each expects (compare-and-set)', async () => {
+    const [first, second] = [make('records:'), make('records:')]
+    assert.deepEqual(await first.readRecords('tokens'), {})
+    assert.equal(await first.replaceRecord('tokens', 'agents', undefined, '{"v":1}'), true)
+    assert.equal(await second.replaceRecord('tokens', 'agents', undefined, '{"v":"other"}'), false, 'the other process came first')
+    assert.equal(await second.replaceRecord('tokens', 'agents', '{"v":0}', '{"v":2}'), false, 'not what it holds')
+    assert.equal(await second.replaceRecord('tokens', 'agents', '{"v":1}', '{"v":2}'), true)
+    assert.equal(await second.replaceRecord('tokens', 'ci', undefined, ''), true, 'an empty value is a value')
+    assert.deepEqual(await first.readRecords('tokens'), { agents: '{"v":2}', ci: '' })
+    assert.equal(await first.replaceRecord('tokens', 'ci', undefined, 'x'), false, 'an empty value is not absence')
+    assert.deepEqual(await make('elsewhere:').readRecords('tokens'), {}, 'keyPrefix keeps deployments apart')
+    const raw = store(() => ({ url: redis.url }))
+    open.push(raw.connection)
+    assert.equal(await raw.connection.run((client) => client.pttl('records:records:tokens')), -1, 'no time to live')
+  })
+
   it('rejects at once while Redis is down, and works again with a new connection once it is back', async () => {
     const survivor = make('restart:')
     await survivor.write(['k'], 'v', 60_000)
     await redis.kill()
     const started = Date.now()
     await assert.rejects(survivor.read('k'))
+    await assert.rejects(survivor.readRecords('tokens'))
+    await assert.rejects(survivor.replaceRecord('tokens', 'a', undefined, 'v'))
     await assert.rejects(survivor.ping(), /cannot connect to redis:\/\/127\.0\.0\.1:\d+/)
     assert.ok(Date.now() - started < 5000, 'no command waits for a reconnect')
     await redis.start()

@@ -45,3 +45,5 @@ export { UnsafePathError, assertPrivateHome, assertPrivateFile, ensurePrivateFol
 export type { ArtifactRef, WriteArtifactOptions } from './artifact.js'
 export { DomainList, DomainListError, parseDomainList, describeDomainEntry, DOMAIN_LIST_FORMS, DOMAIN_LIST_DOCS } from './domain-list.js'
 export type { DomainEntry, DomainNameEntry, DomainAddressEntry, DomainRangeEntry } from './domain-list.js'
+export { sharedRecordsOf } from './shared-records.js'
+export type { SharedRecords, SharedRecordsLocation } from './shared-records.js'

@@ -11,14 +11,16 @@ const SLOT_POLL_MS = 10
  * fixed windows that start at a bucket's first request (as
  * rate-limiter-flexible counts on Redis, in dsh-cache-redis; written out here
  * so that the seam and every package that installs it stay free of
- * third-party dependencies), the slots by a counter. It never fails, and it
- * is what the seam counts limits with while a shared store does not answer.
+ * third-party dependencies), the slots by a counter, the records in maps
+ * (kept until the process ends, never evicted). It never fails, and it is
+ * what the seam counts limits with while a shared store does not answer.
  */
 export class MemoryStateStore implements StateStore {
   readonly id = MEMORY_STORE_ID
   private readonly cache: BoundedCache<{ sizeBytes: number; value: string }>
   private readonly windows = new Map<string, { count: number; ends: number }>()
   private readonly slots = new Map<string, number>()
+  private readonly records = new Map<string, Map<string, string>>()
 
   constructor(maxBytes: number, private readonly now: () => number = Date.now) {
     this.cache = new BoundedCache(maxBytes, now)
@@ -68,6 +70,18 @@ export class MemoryStateStore implements StateStore {
         else this.slots.delete(bucket)
       },
     }
+  }
+
+  async readRecords(map: string): Promise<Record<string, string>> {
+    return Object.fromEntries(this.records.get(map) ?? [])
+  }
+
+  async replaceRecord(map: string, field: string, expected: string | undefined, value: string): Promise<boolean> {
+    const entries = this.records.get(map) ?? new Map<string, string>()
+    if (entries.get(field) !== expected) return false
+    entries.set(field, value)
+    this.records.set(map, entries)
+    return true
   }
 
   /** Keeps the windows to those still counting, so that many sites never pile up. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { SharedRecords, SharedRecordsLocation } from 'dsh-host'
 import { abortError, WebError } from './errors.js'
 import type { MemoryStateStore } from './memory-store.js'
 import type { LimitRule, SlotAdmission, StateStore } from './state-store.js'
@@ -69,9 +70,12 @@ export function stateKey(namespace: string, parts: unknown[]): string {
  *   this process (the memory store) instead;
  * - a call over a limit waits within its deadline, or ends with
  *   WEB_RATE_LIMITED saying when to retry.
- * A cache or a store never fails a call.
+ * A cache or a store never fails a call. Records (dsh-host's SharedRecords,
+ * e.g. the MCP tokens) are the exception: they are read from the selected
+ * store at every call, under the same timeout, never skipped, and a store
+ * that does not answer rejects with the store and the cause named.
  */
-export class SharedState {
+export class SharedState implements SharedRecords {
   private failure?: { storeId: string; reason: string; since: number; until: number }
   private readonly now: () => number
 
@@ -143,6 +147,31 @@ export class SharedState {
       return { ...this.status(), ok: true, ms: Math.round((performance.now() - started) * 10) / 10 }
     } catch (error) {
       return { ...this.status(), ok: false, error: reasonOf(error) }
+    }
+  }
+
+  /** Where records live now: the selected store, shared unless it is this process's own. */
+  recordsLocation(): SharedRecordsLocation {
+    const { id, store } = this.options.selected()
+    return { storeId: id, shared: !!store && store !== this.options.memory, registered: !!store, ...(store ? { location: store.describe() } : {}) }
+  }
+
+  readRecords(map: string): Promise<Record<string, string>> {
+    return this.onRecords((store) => store.readRecords(map), `read the records "${map}"`)
+  }
+
+  replaceRecord(map: string, field: string, expected: string | undefined, value: string): Promise<boolean> {
+    return this.onRecords((store) => store.replaceRecord(map, field, expected, value), `write a record of "${map}"`)
+  }
+
+  /** A records operation on the selected store, bounded by `timeoutMs`; a failure rejects, naming the store and the cause. */
+  private async onRecords<T>(operation: (store: StateStore) => Promise<T>, what: string): Promise<T> {
+    const { id, store } = this.options.selected()
+    if (!store) throw new Error(`cannot ${what}: the state store "${id}" named by stateStore in the web row is not registered (mount its row, or set stateStore to memory)`)
+    try {
+      return await bounded(operation(store), this.options.timeoutMs)
+    } catch (error) {
+      throw new Error(`cannot ${what}: the state store "${store.id}" (${store.describe()}) is not answering (${reasonOf(error)})`, { cause: error })
     }
   }
 

@@ -7,7 +7,8 @@
  * a search result) and counters; never a key, a header or a credential.
  * Its methods reject when the store cannot answer: the seam then runs the
  * call without it and says so (shared-state.ts), so a store never has to
- * hide its own failures.
+ * hide its own failures. Records (`readRecords`, `replaceRecord`) are the
+ * exception: no call goes on without them, their failures reach the caller.
  */
 export interface StateStore {
   readonly id: string
@@ -26,6 +27,14 @@ export interface StateStore {
    * `leaseMs` passes (so a process that dies does not hold it for ever).
    */
   enter(bucket: string, max: number, leaseMs: number): Promise<SlotAdmission>
+  /**
+   * Every entry of a map of records: values with no expiry, never evicted by
+   * the cache's bound (what dsh-host's SharedRecords offers, e.g. the MCP
+   * tokens' hashes). Read from the store itself on every call.
+   */
+  readRecords(map: string): Promise<Record<string, string>>
+  /** Sets the record to `value` when it holds `expected` now (undefined: absent), in one step; false when it did not. */
+  replaceRecord(map: string, field: string, expected: string | undefined, value: string): Promise<boolean>
 }
 
 /** `requests` per `intervalSeconds` (a fixed window, as rate-limiter-flexible counts). */

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as web from 'dsh-web'
 import { MemoryStateStore, type SearchProvider, SharedState, type StateStore, WebError } from 'dsh-web'
+import { sharedRecordsOf } from 'dsh-host'
 import { BoundedCache } from '../src/bounded-cache.js'
 
 const call = (deadlineInMs?: number) => ({ signal: new AbortController().signal, ...(deadlineInMs === undefined ? {} : { deadline: Date.now() + deadlineInMs }) })
@@ -28,6 +29,8 @@ function silentStore(id: string): StateStore & { asked: number } {
     write: () => ((store.asked++), new Promise<void>(() => {})),
     consume: () => ((store.asked++), new Promise<never>(() => {})),
     enter: () => ((store.asked++), new Promise<never>(() => {})),
+    readRecords: () => ((store.asked++), new Promise<never>(() => {})),
+    replaceRecord: () => ((store.asked++), new Promise<never>(() => {})),
   }
   return store
 }
@@ -169,6 +172,35 @@ async function webContext(config: Partial<web.Config>) {
   await ctx.lifecycle.flush()
   return ctx
 }
+
+describe('shared state: records (dsh-host SharedRecords)', () => {
+  it('keeps records with no expiry, past the cache\'s bound, and replaces one only when it holds the expected value', async () => {
+    const memory = new MemoryStateStore(0)
+    const state = memoryState(memory)
+    assert.equal(sharedRecordsOf({ state }), state, 'found on ctx.web by shape')
+    assert.deepEqual(state.recordsLocation(), { storeId: 'memory', shared: false, registered: true, location: 'this process' })
+    assert.equal(await state.replaceRecord('tokens', 'a', undefined, 'one'), true)
+    assert.equal(await state.replaceRecord('tokens', 'a', undefined, 'two'), false, 'no longer absent')
+    assert.equal(await state.replaceRecord('tokens', 'a', 'stale', 'two'), false, 'not the expected value')
+    assert.equal(await state.replaceRecord('tokens', 'a', 'one', 'two'), true)
+    await state.write(['cache-key'], 'x'.repeat(100), 60_000, [])
+    assert.deepEqual(await state.readRecords('tokens'), { a: 'two' }, 'a cache of 0 bytes keeps no page, and every record')
+    assert.deepEqual(await state.readRecords('other'), {})
+  })
+
+  it('a store that does not answer rejects records at the timeout, naming the store and the cause, and is asked again at the next call (never skipped)', async () => {
+    const memory = new MemoryStateStore(1024)
+    const silent = silentStore('silent')
+    const state = new SharedState({ selected: () => ({ id: 'silent', store: silent }), memory, timeoutMs: 30, retryAfterFailureMs: 60_000 })
+    assert.equal(state.recordsLocation().shared, true)
+    await assert.rejects(state.readRecords('tokens'), /cannot read the records "tokens": the state store "silent" \(nowhere\) is not answering \(no answer within 30 ms\)/)
+    await assert.rejects(state.replaceRecord('tokens', 'a', undefined, 'v'), /cannot write a record of "tokens": the state store "silent"/)
+    assert.equal(silent.asked, 2, 'the second call asked the store again')
+    const missing = new SharedState({ selected: () => ({ id: 'redis' }), memory, timeoutMs: 30, retryAfterFailureMs: 60_000 })
+    assert.deepEqual(missing.recordsLocation(), { storeId: 'redis', shared: false, registered: false })
+    await assert.rejects(missing.readRecords('tokens'), /the state store "redis" named by stateStore in the web row is not registered/)
+  })
+})
 
 describe('ctx.web.search: the cache and the limits at dispatch', () => {
   it('answers the same query and filters from the cache (cacheHit, no usage, when it was searched), and asks the provider for other filters', async () => {

@@ -2,7 +2,8 @@ import { defaultHome } from '../home.js'
 import { DEFAULT_HTTP_CALLS_PER_MINUTE, DEFAULT_HTTP_MAX_CONCURRENT_CALLS } from '../mcp/call-limits.js'
 import { DEFAULT_MAX_BODY_BYTES, isLoopbackHost } from '../mcp/http-guard.js'
 import type { OAuthSettings } from '../mcp/oauth-verifier.js'
-import { FileTokenStore } from '../mcp/token-store.js'
+import { selectTokenStore } from '../mcp/select-token-store.js'
+import type { TokenStore } from '../mcp/token-store.js'
 import { boot, type GlobalOptions, type Output } from './commands.js'
 import { UsageError } from './errors.js'
 import { withholdToolsWithoutProvider } from './tool-providers.js'
@@ -81,14 +82,15 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
   try {
     const [{ mcpServices }, { McpHttpServer }, { OAuthVerifier }] = await Promise.all([import('../mcp/mcp-server.js'), import('../mcp/http-server.js'), import('../mcp/oauth-verifier.js')])
     const { tools, sessions } = mcpServices(composition)
-    const tokens = noAuth ? null : FileTokenStore.inHome(defaultHome())
-    const auth = tokens ? { tokens, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
+    const tokens = noAuth ? null : selectTokenStore(composition.ctx.get('web'), defaultHome())
+    const auth = tokens ? { tokens, log: io.err, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
     const server = new McpHttpServer({ tools, sessions, host, port, auth, limits, allowedHosts, allowedOrigins: flags.allowedOrigin ?? [], log: io.err })
+    if (tokens) io.err(`dsh mcp: tokens are checked at every request in ${tokens.describe()}`)
     const address = await server.listen()
     if (noAuth) io.err(`dsh mcp: warning: authentication is off (--no-auth): any process on this machine can call the tools at ${address}.`)
     io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)
     if (oauth) io.err(`dsh mcp: also accepting access tokens (JWT) of ${oauth.issuer} for the resource ${oauth.audience}`)
-    else if (tokens && !(await tokens.list()).some((token) => !token.revoked)) io.err('dsh mcp: no token exists yet: every request is refused until you create one with dsh mcp token create NAME.')
+    else if (tokens) await warnWithoutTokens(tokens, io)
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
@@ -98,6 +100,15 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
     return 0
   } finally {
     await composition.dispose()
+  }
+}
+
+/** Said at start: no token to accept yet, or a store that does not answer (every request is refused until it does). */
+async function warnWithoutTokens(tokens: TokenStore, io: Output): Promise<void> {
+  try {
+    if (!(await tokens.list()).some((token) => !token.revoked)) io.err('dsh mcp: no token exists yet: every request is refused until you create one with dsh mcp token create NAME (with the same --preset and --config).')
+  } catch (error) {
+    io.err(`dsh mcp: warning: ${(error as Error)?.message ?? error} Until the store answers, every request is refused with 503.`)
   }
 }
 

@@ -1,48 +1,61 @@
 import { defaultHome } from '../home.js'
-import { FileTokenStore, parseLifetime, type TokenRecord } from '../mcp/token-store.js'
-import type { Output } from './commands.js'
+import { selectTokenStore } from '../mcp/select-token-store.js'
+import { parseLifetime, type TokenRecord, type TokenStore } from '../mcp/token-store.js'
+import { boot, type GlobalOptions, type Output } from './commands.js'
 import { UsageError } from './errors.js'
 
-const USAGE = 'usage: dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json]'
+const USAGE = 'usage: dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json] [--preset NAME] [--config FILE]'
 
 /**
  * `dsh mcp token create|list|revoke`: the bearer tokens of `dsh mcp --http`,
- * kept as SHA-256 hashes in `$DSH_HOME/mcp-tokens.json`. A token is printed
+ * kept as SHA-256 hashes in the store the composition selects
+ * (select-token-store.ts): its shared state store (Redis) when it has one,
+ * else `$DSH_HOME/mcp-tokens.json`. So the command boots the composition,
+ * with the same --preset and --config as the servers. A token is printed
  * once, by `create`, and never again.
  */
-export async function runMcpToken(args: string[], flags: { json: boolean; expires?: string }, io: Output): Promise<number> {
+export async function runMcpToken(options: GlobalOptions, args: string[], flags: { json: boolean; expires?: string }, io: Output): Promise<number> {
   const [action, name, ...rest] = args
-  const store = FileTokenStore.inHome(defaultHome())
-  if (rest.length) throw new UsageError(USAGE)
+  if (rest.length || !['create', 'list', 'revoke'].includes(action ?? '')) throw new UsageError(USAGE)
   if (flags.expires !== undefined && action !== 'create') throw new UsageError('--expires goes with dsh mcp token create.')
+  if (action !== 'list' && !name) throw new UsageError(`usage: dsh mcp token ${action} NAME${action === 'create' ? ' [--expires 30d]' : ''}`)
+  if (action === 'list' && name) throw new UsageError('usage: dsh mcp token list [--json]')
+  const expiresAt = flags.expires === undefined ? undefined : new Date(Date.now() + lifetime(flags.expires))
+  const composition = await boot(options, io, { prefix: 'dsh mcp token' })
+  try {
+    const store = selectTokenStore(composition.ctx.get('web'), defaultHome())
+    return await runAction(store, action!, name, expiresAt, flags.json, io)
+  } finally {
+    await composition.dispose()
+  }
+}
+
+async function runAction(store: TokenStore, action: string, name: string | undefined, expiresAt: Date | undefined, json: boolean, io: Output): Promise<number> {
   switch (action) {
     case 'create': {
-      if (!name) throw new UsageError('usage: dsh mcp token create NAME [--expires 30d]')
-      const expiresAt = flags.expires === undefined ? undefined : new Date(Date.now() + lifetime(flags.expires))
-      const { token, record } = await store.create(name, { expiresAt })
-      if (flags.json) io.out(JSON.stringify({ ...describe(record), token }, null, 2))
+      const { token, record } = await store.create(name!, { expiresAt })
+      if (json) io.out(JSON.stringify({ ...describe(record), token, store: store.describe() }, null, 2))
       else {
         io.out(token)
-        io.err(`dsh: created the MCP token "${name}"${record.expires ? `, valid until ${record.expires}` : ', without expiry'}. It is shown this once: only its hash is kept (${store.path}). Clients send it as Authorization: Bearer TOKEN.`)
+        io.err(`dsh: created the MCP token "${name}"${record.expires ? `, valid until ${record.expires}` : ', without expiry'}. It is shown this once: only its hash is kept (${store.describe()}). Clients send it as Authorization: Bearer TOKEN.`)
       }
       return 0
     }
     case 'list': {
-      if (name) throw new UsageError('usage: dsh mcp token list [--json]')
       const tokens = (await store.list()).map(describe)
-      if (flags.json) io.out(JSON.stringify({ tokens }, null, 2))
-      else io.out(tokens.length ? tokens.map((token) => `${token.name}  created ${token.created}  ${token.expires ? `expires ${token.expires}` : 'no expiry'}  ${token.revoked ? `revoked ${token.revoked}` : token.expired ? 'expired' : 'active'}`).join('\n') : 'No MCP tokens; create one with dsh mcp token create NAME.')
+      if (json) io.out(JSON.stringify({ store: store.describe(), tokens }, null, 2))
+      else {
+        io.out(`MCP tokens in ${store.describe()}:`)
+        io.out(tokens.length ? tokens.map((token) => `${token.name}  created ${token.created}  ${token.expires ? `expires ${token.expires}` : 'no expiry'}  ${token.revoked ? `revoked ${token.revoked}` : token.expired ? 'expired' : 'active'}`).join('\n') : 'none; create one with dsh mcp token create NAME.')
+      }
       return 0
     }
-    case 'revoke': {
-      if (!name) throw new UsageError('usage: dsh mcp token revoke NAME')
-      const record = await store.revoke(name)
-      if (flags.json) io.out(JSON.stringify(describe(record), null, 2))
-      else io.out(`Revoked the MCP token "${name}" (${record.revoked}); every dsh mcp --http on this machine refuses it from its next request.`)
+    default: {
+      const record = await store.revoke(name!)
+      if (json) io.out(JSON.stringify({ ...describe(record), store: store.describe() }, null, 2))
+      else io.out(`Revoked the MCP token "${name}" (${record.revoked}) in ${store.describe()}; every dsh mcp --http that checks tokens there refuses it from its next request.`)
       return 0
     }
-    default:
-      throw new UsageError(USAGE)
   }
 }
 

@@ -167,11 +167,15 @@ Run any command with --help for its options and examples. Logs go to stderr; std
         oauthJwksUrl: opts.oauthJwksUrl,
       }),
     ))
-  const token = mcp.command('token').description('the bearer tokens of dsh mcp --http (only a hash is kept, under $DSH_HOME)')
-  const tokenAction = (what: string) => action(async (opts, [name]) => (await import('./mcp-token-command.js')).runMcpToken(name === undefined ? [what] : [what, name], { json: !!opts.json, expires: opts.expires }, io))
-  token.command('create').description('create a token and print it, once').argument('<name>').option('--expires <age>', 'a lifetime: 30d, 12h').option('--json', 'one JSON document').action(tokenAction('create'))
-  token.command('list').description('the tokens, without their values').option('--json', 'one JSON document').action(tokenAction('list'))
-  token.command('revoke').description('revoke a token: refused on its next request, in every process').argument('<name>').option('--json', 'one JSON document').action(tokenAction('revoke'))
+  const token = mcp.command('token').description("the bearer tokens of dsh mcp --http (only a hash is kept: under $DSH_HOME, or in the composition's shared state store)")
+  const tokenAction = (what: string) => action(async (_opts, [name], command) => {
+    const opts = command.optsWithGlobals()
+    return (await import('./mcp-token-command.js')).runMcpToken(globals(opts), name === undefined ? [what] : [what, name], { json: !!opts.json, expires: opts.expires }, io)
+  })
+  withBootOptions(token.command('create')).description('create a token and print it, once').argument('<name>').option('--expires <age>', 'a lifetime: 30d, 12h')
+    .addHelpText('after', examples('dsh mcp token create ci-agents --expires 30d', 'dsh mcp token create ci-agents --config docs/redis-state.cordis.yml')).action(tokenAction('create'))
+  withBootOptions(token.command('list')).description('the tokens, without their values, and the store they are in').action(tokenAction('list'))
+  withBootOptions(token.command('revoke')).description('revoke a token: refused on its next request, in every process on its store').argument('<name>').action(tokenAction('revoke'))
 
   const docs = program.command('docs').description('references generated from the code')
   docs.command('tools').description('the tools reference (docs/tools.md) from the registered schemas').argument('[file]', 'write it here instead of stdout').option('--config-dir <dir>', 'the folder holding base.cordis.yml')

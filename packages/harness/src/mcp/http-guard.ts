@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { OAuthVerifier } from './oauth-verifier.js'
-import type { TokenStore } from './token-store.js'
+import { type TokenCheck, TokenError, type TokenStore } from './token-store.js'
 
 /**
  * The checks `dsh mcp --http` makes before a request reaches MCP: Host and
@@ -68,7 +68,12 @@ export function checkOrigin(req: IncomingMessage, policy: OriginPolicy): { statu
 export interface Authenticator {
   tokens: TokenStore
   oauth?: OAuthVerifier
+  /** Where a refusal that is the server's fault (the token store does not answer) is logged. */
+  log?(text: string): void
 }
+
+/** What a 503 for a token store that does not answer asks the client to wait (Retry-After). */
+export const TOKEN_STORE_RETRY_SECONDS = 5
 
 /** The caller's name (a token's name, or `oauth:` and a JWT's subject), or undefined when the 401 answer was sent. */
 export async function authenticate(req: IncomingMessage, res: ServerResponse, auth: Authenticator): Promise<string | undefined> {
@@ -90,7 +95,17 @@ export async function authenticate(req: IncomingMessage, res: ServerResponse, au
     unauthorised(res, `Bearer realm="${REALM}", error="invalid_token", error_description="${check.reason.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?')}"${metadata}`, `Refused: the access token is not accepted: ${check.reason}.`)
     return undefined
   }
-  const check = await auth.tokens.check(token)
+  let check: TokenCheck
+  try {
+    check = await auth.tokens.check(token)
+  } catch (error) {
+    if (!(error instanceof TokenError && error.code === 'MCP_TOKEN_STORE_UNAVAILABLE')) throw error
+    // Fail closed: a token that cannot be checked now may have been revoked.
+    const message = `Refused: the token cannot be checked now, so the request was not run. ${error.message}`
+    auth.log?.(`dsh mcp: ${message}`)
+    sendJsonRpcError(res, 503, message, { data: { code: error.code, store: auth.tokens.describe() }, headers: { 'retry-after': String(TOKEN_STORE_RETRY_SECONDS) } })
+    return undefined
+  }
   if (check.ok) return check.name
   const said = {
     unknown: 'the token is not known here (mistyped, or never created with dsh mcp token create)',

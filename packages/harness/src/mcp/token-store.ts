@@ -8,15 +8,16 @@ import { withFileLock } from '../file-lock.js'
 /**
  * Bearer tokens for `dsh mcp --http`. A token is shown once, when it is
  * created; the store keeps only its SHA-256. `TokenStore` is the seam: the
- * file store under `$DSH_HOME` is the default, and a store shared by many
- * machines (Redis) can implement the same four methods.
+ * file store under `$DSH_HOME` (here) when the composition's state is this
+ * process's own, the composition's shared state store (Redis) otherwise
+ * (shared-token-store.ts; select-token-store.ts picks).
  */
 
-export type TokenErrorCode = 'MCP_TOKEN_EXISTS' | 'MCP_TOKEN_NOT_FOUND' | 'MCP_TOKEN_STORE_DAMAGED' | 'INVALID_ARGUMENT'
+export type TokenErrorCode = 'MCP_TOKEN_EXISTS' | 'MCP_TOKEN_NOT_FOUND' | 'MCP_TOKEN_STORE_DAMAGED' | 'MCP_TOKEN_STORE_UNAVAILABLE' | 'INVALID_ARGUMENT'
 
 export class TokenError extends CodedError<TokenErrorCode> {
-  constructor(code: TokenErrorCode, message: string) {
-    super(code, message)
+  constructor(code: TokenErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, options)
     this.name = 'TokenError'
   }
 }
@@ -39,6 +40,8 @@ export type TokenCheck =
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; name?: string }
 
 export interface TokenStore {
+  /** Where the hashes are, for people: `the file /home/a/.dsh/mcp-tokens.json`. */
+  describe(): string
   /** Creates a token; the returned text is the only copy there will ever be. */
   create(name: string, options?: { expiresAt?: Date }): Promise<{ token: string; record: TokenRecord }>
   list(): Promise<TokenRecord[]>
@@ -59,6 +62,29 @@ export function assertTokenName(name: string): void {
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
+}
+
+/** A new token and the record kept of it (the token itself is returned once, never kept). */
+export function newToken(name: string, expiresAt?: Date): { token: string; record: TokenRecord } {
+  assertTokenName(name)
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+  return {
+    token,
+    record: { name, sha256: hashToken(token), created: new Date().toISOString(), expires: expiresAt ? expiresAt.toISOString() : null, revoked: null },
+  }
+}
+
+/** The one check of a presented token against the records as they are now, for every store. */
+export function checkRecords(byHash: Map<string, TokenRecord>, token: string, now: Date): TokenCheck {
+  const record = byHash.get(hashToken(token))
+  if (!record) return { ok: false, reason: 'unknown' }
+  if (record.revoked) return { ok: false, reason: 'revoked', name: record.name }
+  if (record.expires && Date.parse(record.expires) <= now.getTime()) return { ok: false, reason: 'expired', name: record.name }
+  return { ok: true, name: record.name }
+}
+
+export function tokenExists(name: string): TokenError {
+  return new TokenError('MCP_TOKEN_EXISTS', `A token named "${name}" exists already; revoke it first (dsh mcp token revoke ${name}) or choose another name.`)
 }
 
 /** `30d`, `12h`, `90m`: a lifetime in milliseconds. */
@@ -94,19 +120,15 @@ export class FileTokenStore implements TokenStore {
     return new FileTokenStore(join(home, 'mcp-tokens.json'))
   }
 
+  describe(): string {
+    return `the file ${this.path}`
+  }
+
   async create(name: string, options: { expiresAt?: Date } = {}): Promise<{ token: string; record: TokenRecord }> {
-    assertTokenName(name)
-    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
-    const record: TokenRecord = {
-      name,
-      sha256: hashToken(token),
-      created: new Date().toISOString(),
-      expires: options.expiresAt ? options.expiresAt.toISOString() : null,
-      revoked: null,
-    }
+    const { token, record } = newToken(name, options.expiresAt)
     await this.update((file) => {
       const existing = file.tokens.find((entry) => entry.name === name)
-      if (existing && !existing.revoked) throw new TokenError('MCP_TOKEN_EXISTS', `A token named "${name}" exists already; revoke it first (dsh mcp token revoke ${name}) or choose another name.`)
+      if (existing && !existing.revoked) throw tokenExists(name)
       file.tokens = file.tokens.filter((entry) => entry.name !== name)
       file.tokens.push(record)
     })
@@ -130,11 +152,7 @@ export class FileTokenStore implements TokenStore {
   }
 
   async check(token: string, now = new Date()): Promise<TokenCheck> {
-    const record = (await this.current()).get(hashToken(token))
-    if (!record) return { ok: false, reason: 'unknown' }
-    if (record.revoked) return { ok: false, reason: 'revoked', name: record.name }
-    if (record.expires && Date.parse(record.expires) <= now.getTime()) return { ok: false, reason: 'expired', name: record.name }
-    return { ok: true, name: record.name }
+    return checkRecords(await this.current(), token, now)
   }
 
   /** The tokens by hash, read again whenever the file's inode, size or times changed. */
@@ -228,7 +246,7 @@ export class FileTokenStore implements TokenStore {
   }
 }
 
-function isRecord(value: any): value is TokenRecord {
+export function isRecord(value: any): value is TokenRecord {
   return !!value && typeof value.name === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256)
     && typeof value.created === 'string' && (value.expires === null || typeof value.expires === 'string') && (value.revoked === null || typeof value.revoked === 'string')
 }
