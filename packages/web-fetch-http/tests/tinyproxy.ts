@@ -40,37 +40,33 @@ function accepts(port: number): Promise<boolean> {
   })
 }
 
-/** `connectPorts`: the only ports CONNECT may reach (Squid's default allows 443 alone); every port when absent. */
-export async function startTinyproxy(options: { basicAuth?: [string, string]; connectPorts?: number[] } = {}): Promise<Tinyproxy> {
-  const folder = mkdtempSync(join(tmpdir(), 'dsh-tinyproxy-'))
-  const logFile = join(folder, 'tinyproxy.log')
+interface Daemon {
+  port: number
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a server process on a port that was free a moment ago (neither
+ * tinyproxy nor stunnel takes port 0), with the config `configFor(port)`
+ * written into `folder`, and waits until the port accepts; tries another
+ * port when the process exits first (the port was taken in between).
+ * `stop` ends it and removes the folder.
+ */
+async function startDaemon(folder: string, what: string, configFor: (port: number) => string, argsFor: (configFile: string) => string[], why: () => string): Promise<Daemon> {
+  const configFile = join(folder, `${what}.conf`)
   for (let attempt = 0; ; attempt++) {
     const port = await freePort()
-    const config = [
-      `Port ${port}`,
-      'Listen 127.0.0.1',
-      'Allow 127.0.0.1',
-      `LogFile "${logFile}"`,
-      'LogLevel Info',
-      'Timeout 30',
-      'MaxClients 50',
-      ...(options.basicAuth ? [`BasicAuth ${options.basicAuth[0]} ${options.basicAuth[1]}`] : []),
-      ...(options.connectPorts ?? []).map((port) => `ConnectPort ${port}`),
-    ].join('\n')
-    writeFileSync(join(folder, 'tinyproxy.conf'), `${config}\n`)
-    const child: ChildProcess = spawn('tinyproxy', ['-d', '-c', join(folder, 'tinyproxy.conf')], { stdio: 'ignore' })
+    writeFileSync(configFile, `${configFor(port)}\n`)
+    const child: ChildProcess = spawn(what, argsFor(configFile), { stdio: 'ignore' })
     let exited = false
     child.once('exit', () => (exited = true))
     while (!exited && !(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 20))
     if (exited) {
       if (attempt < 3) continue
-      throw new Error(`tinyproxy did not start: ${readLog(logFile)}`)
+      throw new Error(`${what} did not start: ${why()}`)
     }
     return {
       port,
-      origin: `http://127.0.0.1:${port}`,
-      log: () => readLog(logFile),
-      requests: () => [...readLog(logFile).matchAll(/Request \(file descriptor \d+\): (.*)$/gm)].map((match) => match[1]!),
       async stop() {
         if (!exited) {
           const ended = new Promise((resolve) => child.once('exit', resolve))
@@ -80,6 +76,31 @@ export async function startTinyproxy(options: { basicAuth?: [string, string]; co
         rmSync(folder, { recursive: true, force: true })
       },
     }
+  }
+}
+
+/** `connectPorts`: the only ports CONNECT may reach (Squid's default allows 443 alone); every port when absent. */
+export async function startTinyproxy(options: { basicAuth?: [string, string]; connectPorts?: number[] } = {}): Promise<Tinyproxy> {
+  const folder = mkdtempSync(join(tmpdir(), 'dsh-tinyproxy-'))
+  const logFile = join(folder, 'tinyproxy.log')
+  const config = (port: number) => [
+    `Port ${port}`,
+    'Listen 127.0.0.1',
+    'Allow 127.0.0.1',
+    `LogFile "${logFile}"`,
+    'LogLevel Info',
+    'Timeout 30',
+    'MaxClients 50',
+    ...(options.basicAuth ? [`BasicAuth ${options.basicAuth[0]} ${options.basicAuth[1]}`] : []),
+    ...(options.connectPorts ?? []).map((connectPort) => `ConnectPort ${connectPort}`),
+  ].join('\n')
+  const daemon = await startDaemon(folder, 'tinyproxy', config, (file) => ['-d', '-c', file], () => readLog(logFile))
+  return {
+    port: daemon.port,
+    origin: `http://127.0.0.1:${daemon.port}`,
+    log: () => readLog(logFile),
+    requests: () => [...readLog(logFile).matchAll(/Request \(file descriptor \d+\): (.*)$/gm)].map((match) => match[1]!),
+    stop: daemon.stop,
   }
 }
 
@@ -97,40 +118,9 @@ export interface TlsFront {
  */
 export async function startTlsFront(targetPort: number, tls: { cert: string; key: string }): Promise<TlsFront> {
   const folder = mkdtempSync(join(tmpdir(), 'dsh-stunnel-'))
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort()
-    const config = [
-      'foreground = yes',
-      'pid =',
-      'debug = 3',
-      '[front]',
-      `accept = 127.0.0.1:${port}`,
-      `connect = 127.0.0.1:${targetPort}`,
-      `cert = ${tls.cert}`,
-      `key = ${tls.key}`,
-    ].join('\n')
-    writeFileSync(join(folder, 'stunnel.conf'), `${config}\n`)
-    const child: ChildProcess = spawn('stunnel', [join(folder, 'stunnel.conf')], { stdio: 'ignore' })
-    let exited = false
-    child.once('exit', () => (exited = true))
-    while (!exited && !(await accepts(port))) await new Promise((resolve) => setTimeout(resolve, 20))
-    if (exited) {
-      if (attempt < 3) continue
-      throw new Error('stunnel did not start')
-    }
-    return {
-      port,
-      origin: `https://localhost:${port}`,
-      async stop() {
-        if (!exited) {
-          const ended = new Promise((resolve) => child.once('exit', resolve))
-          child.kill('SIGTERM')
-          await ended
-        }
-        rmSync(folder, { recursive: true, force: true })
-      },
-    }
-  }
+  const config = (port: number) => ['foreground = yes', 'pid =', 'debug = 3', '[front]', `accept = 127.0.0.1:${port}`, `connect = 127.0.0.1:${targetPort}`, `cert = ${tls.cert}`, `key = ${tls.key}`].join('\n')
+  const daemon = await startDaemon(folder, 'stunnel', config, (file) => [file], () => 'it exited at once')
+  return { port: daemon.port, origin: `https://localhost:${daemon.port}`, stop: daemon.stop }
 }
 
 function readLog(file: string): string {
