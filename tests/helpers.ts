@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -27,6 +27,18 @@ export interface RunResult {
   stderr: string
 }
 
+/** A child's exit code and everything it printed, once it has closed. */
+export function collectOutput(child: ChildProcess): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+    child.stderr?.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }))
+  })
+}
+
 /** Runs the real `dsh` CLI in a child process, from the repo root, with its own $DSH_HOME. */
 export function dsh(args: string[], options: { home: string; input?: string; env?: Record<string, string | undefined> }): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
@@ -35,13 +47,8 @@ export function dsh(args: string[], options: { home: string; input?: string; env
       env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: options.home, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-    child.on('error', reject)
-    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }))
     child.stdin.end(options.input ?? '')
+    collectOutput(child).then(resolvePromise, reject)
   })
 }
 

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { LOOPBACK_ONLY } from './helpers.js'
+import { collectOutput, LOOPBACK_ONLY, type RunResult } from './helpers.js'
 import { type LoopbackRegistry, startLoopbackRegistry } from './support/loopback-registry.js'
 
 const run = promisify(execFile)
@@ -80,11 +80,6 @@ async function installed(app: string): Promise<string[]> {
   return names.sort()
 }
 
-interface Result {
-  code: number
-  stdout: string
-  stderr: string
-}
 
 let work: string
 let tarballs: Map<string, string>
@@ -167,19 +162,11 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     await registry?.close()
   })
 
-  function dsh(args: string[], extra: Record<string, string> = {}): Promise<Result> {
-    return new Promise((resolvePromise, reject) => {
-      const child = spawn(bin, args, { cwd: empty, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-      child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-      child.on('error', reject)
-      child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }))
-    })
+  function dsh(args: string[], extra: Record<string, string> = {}): Promise<RunResult> {
+    return collectOutput(spawn(bin, args, { cwd: empty, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] }))
   }
 
-  function json(result: Result): any {
+  function json(result: RunResult): any {
     assert.equal(result.code, 0, `dsh exited ${result.code}: ${result.stderr}`)
     return JSON.parse(result.stdout)
   }
