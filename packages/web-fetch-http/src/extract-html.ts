@@ -142,12 +142,69 @@ interface ReadabilityArticle {
   textContent?: string | null
 }
 
-function runReadability(document: DomDocument, base: string, maxElemsToParse: number): ReadabilityArticle | null {
+/** What readability's first look at the page's HTML gets instead of a serialization (see runReadability). */
+const PAGE_AS_PARSED = '\u0000dsh: the page as parsed'
+
+/** Readability's steps before it reads the page (Readability.parse, 0.6.0, pinned), replayed on a fresh parse. */
+interface ReadabilitySteps {
+  _unwrapNoscriptImages(document: unknown): void
+  _removeScripts(document: unknown): void
+  _prepDocument(): void
+}
+for (const step of ['_unwrapNoscriptImages', '_removeScripts', '_prepDocument'] as const) {
+  if (typeof (Readability.prototype as unknown as ReadabilitySteps)[step] !== 'function') throw new Error(`@mozilla/readability changed: no ${step}`)
+}
+
+/**
+ * Readability serializes the whole body (`page.innerHTML`) before each page
+ * it reads, only to parse that HTML back into the body if a pass finds too
+ * little text and it starts again with looser rules (a few pages in a
+ * hundred). Here the body's `innerHTML` answers a marker instead, and
+ * setting the marker back rebuilds the body from the source: parsed again
+ * (parse5, with our clean-ups: `rebuild`) and put through the same steps
+ * readability took before it read the page. So the common page pays for no
+ * serialization, and a page read again is the tree a browser builds, not
+ * linkedom's reading of a serialization.
+ */
+function runReadability(document: DomDocument, base: string, maxElemsToParse: number, rebuild: () => DomDocument): ReadabilityArticle | null {
   // linkedom has no base URL; readability reads these to resolve relative links.
   Object.defineProperty(document, 'baseURI', { value: base, configurable: true })
   Object.defineProperty(document, 'documentURI', { value: base, configurable: true })
-  const reader = new Readability(document as never, { maxElemsToParse, keepClasses: true, serializer: (node: unknown) => node } as never)
-  return reader.parse() as ReadabilityArticle | null
+  const options = { maxElemsToParse, keepClasses: true, serializer: (node: unknown) => node }
+  const reader = new Readability(document as never, options as never)
+  const body = document.body
+  if (!body) return reader.parse() as ReadabilityArticle | null
+  const own = body as unknown as { innerHTML: string }
+  const inherited = innerHtmlAccessor(body)
+  Object.defineProperty(body, 'innerHTML', {
+    configurable: true,
+    get: () => PAGE_AS_PARSED,
+    set(html: string) {
+      if (html !== PAGE_AS_PARSED) return inherited.set!.call(body, html)
+      const fresh = rebuild()
+      const steps = new Readability(fresh as never, options as never) as unknown as ReadabilitySteps
+      steps._unwrapNoscriptImages(fresh)
+      steps._removeScripts(fresh)
+      steps._prepDocument()
+      while (body.firstChild) body.firstChild.remove()
+      const children = fresh.body ? Array.from(fresh.body.childNodes) : []
+      for (const child of children) body.appendChild(child)
+    },
+  })
+  try {
+    return reader.parse() as ReadabilityArticle | null
+  } finally {
+    delete (own as { innerHTML?: string }).innerHTML
+  }
+}
+
+/** The `innerHTML` accessor an element inherits (linkedom's Element). */
+function innerHtmlAccessor(element: DomElement): PropertyDescriptor {
+  for (let proto = Object.getPrototypeOf(element); proto; proto = Object.getPrototypeOf(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, 'innerHTML')
+    if (descriptor?.set) return descriptor
+  }
+  throw new Error('linkedom changed: elements have no innerHTML accessor')
 }
 
 /** Letters and digits only, lower case: how two titles are compared. */
@@ -216,7 +273,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
     try {
-      article = runReadability(document, base, input.maxElemsToParse ?? 0)
+      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => parse(html).document)
     } catch (error) {
       failure = (error as Error).message
     }

@@ -90,6 +90,28 @@ describe('links and metadata', () => {
   })
 })
 
+describe('a page readability reads a second time', () => {
+  // The article's container has a class readability's first pass strips ("comment"), so the pass
+  // finds too little text and readability starts again from the page as it was.
+  const html =
+    '<html><head><title>Escapes</title></head><body><div class="comment-area">' +
+    '<p>Use the tag like this in a page, and the reader sees the code as written:</p>' +
+    '<xmp><b>bold</b> & <i>italic</i></xmp>' +
+    '<p>The listing above is shown as it is, with its angle brackets, by every browser, and copied from it as it is written in the source of the page.</p>' +
+    '</div></body></html>'
+
+  it('starts again from the tree parse5 built, not from a reparse of its serialization', () => {
+    const output = extractHtml({ html, url: 'https://example.com/', format: 'text', extract: 'main' })
+    assert.match(output.extractor, /^readability/)
+    // A serialization escapes the listing's text and linkedom's parser then reads the escapes as text.
+    assert.equal(
+      output.text,
+      'Use the tag like this in a page, and the reader sees the code as written:\n\n<b>bold</b> & <i>italic</i>\n\n' +
+        'The listing above is shown as it is, with its angle brackets, by every browser, and copied from it as it is written in the source of the page.',
+    )
+  })
+})
+
 describe('JSON-LD metadata', () => {
   it('keeps JSON-LD scripts for readability while dropping every other script', () => {
     const ld = JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Headline from JSON-LD', author: { '@type': 'Person', name: 'Ada Writer' }, datePublished: '2023-02-01T10:00:00Z' })
