@@ -147,11 +147,12 @@ const PAGE_AS_PARSED = '\u0000dsh: the page as parsed'
 
 /** Readability's steps before it reads the page (Readability.parse, 0.6.0, pinned), replayed on a fresh parse. */
 interface ReadabilitySteps {
+  _grabArticle(page?: unknown): DomElement | null
   _unwrapNoscriptImages(document: unknown): void
   _removeScripts(document: unknown): void
   _prepDocument(): void
 }
-for (const step of ['_unwrapNoscriptImages', '_removeScripts', '_prepDocument'] as const) {
+for (const step of ['_grabArticle', '_unwrapNoscriptImages', '_removeScripts', '_prepDocument'] as const) {
   if (typeof (Readability.prototype as unknown as ReadabilitySteps)[step] !== 'function') throw new Error(`@mozilla/readability changed: no ${step}`)
 }
 
@@ -172,6 +173,14 @@ function runReadability(document: DomDocument, base: string, maxElemsToParse: nu
   Object.defineProperty(document, 'documentURI', { value: base, configurable: true })
   const options = { maxElemsToParse, keepClasses: true, serializer: (node: unknown) => node }
   const reader = new Readability(document as never, options as never)
+  // parse() logs the article's HTML whether or not it logs at all: that first read gets nothing.
+  const steps = reader as unknown as ReadabilitySteps
+  const grab = steps._grabArticle
+  steps._grabArticle = (page) => {
+    const content = grab.call(reader, page)
+    if (content) Object.defineProperty(content, 'innerHTML', { configurable: true, get: () => (delete (content as { innerHTML?: string }).innerHTML, '') })
+    return content
+  }
   const body = document.body
   if (!body) return reader.parse() as ReadabilityArticle | null
   const own = body as unknown as { innerHTML: string }
