@@ -57,6 +57,32 @@ describe('linkedom nodes built directly', () => {
   })
 })
 
+describe('styles of a built page', () => {
+  it('reads an element\'s own style, and no style as empty, without a declaration object per element', () => {
+    const { document } = buildTree('<p style="display: none; color: red">hidden</p><p>shown</p>')
+    const [hidden, shown] = Array.from(document.querySelectorAll('p')) as unknown as { style: Record<string, unknown> }[]
+    assert.equal(hidden!.style.display, 'none')
+    assert.equal(hidden!.style.color, 'red')
+    assert.equal(shown!.style.display, '')
+    assert.equal(shown!.style.visibility, '')
+    assert.equal(shown!.style.length, 0)
+    // one shared empty answer: linkedom makes a new declaration for each element
+    const other = document.createElement('div') as unknown as { style: unknown }
+    assert.equal(other.style, shown!.style)
+    assert.throws(() => {
+      shown!.style.display = 'block'
+    }, /read-only/)
+  })
+
+  it('leaves linkedom\'s styles alone on documents it did not build', async () => {
+    const { parseHTML } = await import('linkedom')
+    const { document } = parseHTML('<p>x</p>')
+    const p = document.querySelector('p') as unknown as { style: Record<string, string>; getAttribute(name: string): string | null }
+    p.style.display = 'block'
+    assert.equal(p.getAttribute('style'), 'display:block')
+  })
+})
+
 describe('React streaming segments', () => {
   it('$RS puts a segment in place of its placeholder', () => {
     const html = '<div id="root"><p>shell</p><template id="P:1"></template><p>end</p></div><div hidden id="S:1"><p>late</p></div><script>$RS("S:1","P:1")</script>'
