@@ -1,5 +1,6 @@
 import { DOMParser } from 'linkedom'
 import { Parser, type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
+import { markBuilt } from './built-document.js'
 import { DocumentError } from './document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
@@ -93,44 +94,6 @@ const PREV = symbolNamed(probeElement, 'prev')
 const NEXT = symbolNamed(probeElement, 'next')
 const VALUE = symbolNamed((probe as unknown as LinkedomDocument).createAttribute('a'), 'value')
 
-/** Set on the documents buildTree makes. */
-const BUILT = Symbol('built by buildTree')
-
-/**
- * What `style` answers for an element of a built document that has no style
- * attribute: every property is empty, as in linkedom's own declaration, and
- * a write fails loudly (nothing in the pipeline writes styles).
- */
-const NO_STYLE: object = new Proxy(Object.freeze({}), {
-  get: (_target, name) => (name === 'length' ? 0 : typeof name === 'string' ? '' : undefined),
-  set: () => {
-    throw new TypeError('styles of a parsed page are read-only')
-  },
-})
-
-/**
- * readability asks every element for its `style` (is it display: none?),
- * and linkedom makes a CSSStyleDeclaration for each (a Map behind a Proxy),
- * about 3 % of a page's extraction with the garbage it leaves. For elements
- * of built documents with no style attribute, `style` is NO_STYLE instead;
- * every other element keeps linkedom's.
- */
-function answerEmptyStyles(element: object) {
-  let prototype = Object.getPrototypeOf(element)
-  let descriptor: PropertyDescriptor | undefined
-  while (prototype && !(descriptor = Object.getOwnPropertyDescriptor(prototype, 'style'))) prototype = Object.getPrototypeOf(prototype)
-  const linkedomStyle = descriptor?.get
-  if (!prototype || !linkedomStyle) throw new Error('linkedom internals changed: no style getter')
-  Object.defineProperty(prototype, 'style', {
-    configurable: true,
-    get(this: { ownerDocument?: Record<symbol, unknown> | null; hasAttribute(name: string): boolean }) {
-      if (this.ownerDocument?.[BUILT] === true && !this.hasAttribute('style')) return NO_STYLE
-      return linkedomStyle.call(this)
-    },
-  })
-}
-answerEmptyStyles(probeElement)
-
 /** Links an attribute after `previous` (the element itself or one of its attributes). */
 function linkAttribute(document: LinkedomDocument, element: Element, previous: Record<symbol, unknown>, name: string, value: string) {
   const attribute = document.createAttribute(name)
@@ -217,7 +180,7 @@ interface LinkedomDocument extends Node {
 
 export function buildTree(html: string): BuiltTree {
   const document = new DOMParser().parseFromString('', 'text/html') as unknown as LinkedomDocument
-  document[BUILT] = true
+  markBuilt(document)
   const moves: StreamingMove[] = []
   const streamingIds = new Map<string, DomElement>()
   let elements = 0

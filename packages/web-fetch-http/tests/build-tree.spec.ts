@@ -83,6 +83,33 @@ describe('styles of a built page', () => {
   })
 })
 
+describe('queries of a built page', () => {
+  const html = '<html><head><title>t</title><script type="application/ld+json">{}</script></head><body><div><p>a</p><noscript><img src="x"></noscript><p>b</p></div><template><p>inside</p></template><FONT>c</FONT></body></html>'
+
+  it('answers tag-name selectors, in any case, in document order', () => {
+    const { document } = buildTree(html)
+    const names = (list: ArrayLike<{ localName: string }>) => Array.from(list, (element) => element.localName).join(' ')
+    assert.equal(names(document.querySelectorAll('script, noscript')), 'script noscript')
+    assert.equal(names(document.querySelectorAll('P,NOSCRIPT')), 'p noscript p')
+    assert.equal(names(document.body!.querySelectorAll('font')), 'font')
+    // other selectors are linkedom's
+    assert.equal(names(document.querySelectorAll('div > p:first-child')), 'p')
+    const body = document.body as unknown as { getElementsByTagName(name: string): ArrayLike<{ localName: string }> }
+    assert.equal(names(body.getElementsByTagName('P')), 'p p')
+    // every element: readability counts them for its maxElemsToParse (linkedom's answers none)
+    assert.equal(names(body.getElementsByTagName('*')), 'div p noscript p template font')
+  })
+
+  it('names the elements createElement makes in lower case, as the DOM standard says, so they are what they are', () => {
+    const { document } = buildTree(html)
+    const made = document.createElement('P') as unknown as { localName: string; tagName: string }
+    assert.equal(made.localName, 'p')
+    assert.equal(made.tagName, 'P')
+    const link = document.createElement('A') as unknown as { constructor: { name: string } }
+    assert.equal(link.constructor.name, 'HTMLAnchorElement')
+  })
+})
+
 describe('React streaming segments', () => {
   it('$RS puts a segment in place of its placeholder', () => {
     const html = '<div id="root"><p>shell</p><template id="P:1"></template><p>end</p></div><div hidden id="S:1"><p>late</p></div><script>$RS("S:1","P:1")</script>'

@@ -1,0 +1,127 @@
+import { DOMParser } from 'linkedom'
+
+/**
+ * What the documents buildTree makes answer faster than linkedom does, for
+ * the questions readability asks of every page: the same answers, without
+ * the objects and the matching linkedom spends on them. Documents linkedom
+ * parses itself keep linkedom's answers (the methods check the mark).
+ */
+
+const BUILT = Symbol('built by buildTree')
+
+/** Marks a document as built: its elements get the answers below. */
+export function markBuilt(document: object) {
+  ;(document as Record<symbol, unknown>)[BUILT] = true
+}
+
+interface LinkedomNode {
+  nodeType: number
+  localName: string
+  ownerDocument: Record<symbol, unknown> | null
+  hasAttribute(name: string): boolean
+  [key: symbol]: unknown
+}
+
+function isBuilt(node: LinkedomNode): boolean {
+  const document = node.nodeType === 9 ? (node as unknown as Record<symbol, unknown>) : node.ownerDocument
+  return document?.[BUILT] === true
+}
+
+const probe = new DOMParser().parseFromString('<p a="1"></p>', 'text/html') as unknown as LinkedomNode & { querySelector(s: string): LinkedomNode; querySelectorAll(s: string): unknown[] }
+const probeElement = probe.querySelector('p')
+
+const symbolNamed = (object: object, name: string) => {
+  const symbol = Object.getOwnPropertySymbols(object).find((candidate) => candidate.description === name)
+  if (!symbol) throw new Error(`linkedom internals changed: no ${name} symbol`)
+  return symbol
+}
+const NEXT = symbolNamed(probeElement, 'next')
+const END = symbolNamed(probeElement, 'end')
+/** linkedom's NodeList (an Array), which its queries return. */
+const NodeList = probe.querySelectorAll('p').constructor as new () => LinkedomNode[]
+
+/** Replaces `name` on the prototype (of `instance`) that defines it, keeping the original for other documents. */
+function override<T extends (...args: never[]) => unknown>(instance: object, name: string, make: (original: T) => T | PropertyDescriptor) {
+  let prototype = Object.getPrototypeOf(instance)
+  let descriptor: PropertyDescriptor | undefined
+  while (prototype && !(descriptor = Object.getOwnPropertyDescriptor(prototype, name))) prototype = Object.getPrototypeOf(prototype)
+  const original = (descriptor?.get ?? descriptor?.value) as T | undefined
+  if (!prototype || typeof original !== 'function') throw new Error(`linkedom internals changed: no ${name}`)
+  const made = make(original)
+  Object.defineProperty(prototype, name, typeof made === 'function' ? { ...descriptor, value: made } : { configurable: true, ...made })
+}
+
+/**
+ * What `style` answers for an element with no style attribute: every
+ * property is empty, as in linkedom's own declaration, and a write fails
+ * loudly (nothing in the pipeline writes styles).
+ */
+const NO_STYLE: object = new Proxy(Object.freeze({}), {
+  get: (_target, name) => (name === 'length' ? 0 : typeof name === 'string' ? '' : undefined),
+  set: () => {
+    throw new TypeError('styles of a parsed page are read-only')
+  },
+})
+
+// readability asks every element for its `style` (is it display: none?), and linkedom makes a
+// CSSStyleDeclaration for each (a Map behind a Proxy): about 6 % of a page's extraction.
+override<() => unknown>(probeElement, 'style', (linkedomStyle) => ({
+  get(this: LinkedomNode) {
+    if (isBuilt(this) && !this.hasAttribute('style')) return NO_STYLE
+    return linkedomStyle.call(this)
+  },
+}))
+
+// The DOM standard lowercases the name given to an HTML document's createElement; linkedom keeps it as
+// given, so readability's createElement("P") made an element named "P", which no lowercase test of a
+// name (ours, or linkedom's own element classes) recognised as a paragraph.
+override<(name: string, options?: unknown) => unknown>(probe, 'createElement', (linkedomCreate) =>
+  function createElement(this: LinkedomNode, name: string, options?: unknown) {
+    return linkedomCreate.call(this, isBuilt(this) ? name.toLowerCase() : name, options)
+  },
+)
+
+/** Elements below `root` in document order (attributes and end marks skipped), as linkedom's queries walk them. */
+function collect(root: LinkedomNode, matches: (element: LinkedomNode) => boolean): LinkedomNode[] {
+  const elements = new NodeList()
+  const end = root[END]
+  for (let next = root[NEXT] as LinkedomNode; next !== end; ) {
+    if (next.nodeType === 1) {
+      if (matches(next)) elements.push(next)
+      // linkedom's querySelectorAll does not look inside a template (built pages hold none of its contents)
+      if (next.localName === 'template') {
+        next = (next[END] as LinkedomNode)[NEXT] as LinkedomNode
+        continue
+      }
+    }
+    next = next[NEXT] as LinkedomNode
+  }
+  return elements
+}
+
+/**
+ * A selector that is only tag names, comma-separated ("script, noscript"):
+ * readability's every query. Built pages name every element in lower case
+ * (parse5 does, and createElement above), so names compare as they are.
+ */
+const TAG_LIST = /^\s*[a-z][a-z0-9-]*(?:\s*,\s*[a-z][a-z0-9-]*)*\s*$/i
+
+// readability queries the whole page by tag name a dozen times (scripts, styles, fonts, images, meta);
+// linkedom compiles each selector with css-select and upper-cases every element's name it compares.
+for (const instance of [probeElement, probe]) {
+  override<(selectors: string) => unknown>(instance, 'querySelectorAll', (linkedomQuery) =>
+    function querySelectorAll(this: LinkedomNode, selectors: string) {
+      if (!isBuilt(this) || !TAG_LIST.test(selectors)) return linkedomQuery.call(this, selectors)
+      const names = new Set(selectors.toLowerCase().split(',').map((name) => name.trim()))
+      return collect(this, (element) => names.has(element.localName))
+    },
+  )
+  override<(name: string) => unknown>(instance, 'getElementsByTagName', (linkedomQuery) =>
+    function getElementsByTagName(this: LinkedomNode, name: string) {
+      if (!isBuilt(this)) return linkedomQuery.call(this, name)
+      if (name === '*') return collect(this, () => true)
+      const lower = name.toLowerCase()
+      return collect(this, (element) => element.localName === lower)
+    },
+  )
+}
