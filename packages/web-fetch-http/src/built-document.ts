@@ -37,6 +37,8 @@ const symbolNamed = (object: object, name: string) => {
 }
 const NEXT = symbolNamed(probeElement, 'next')
 const END = symbolNamed(probeElement, 'end')
+const probeText = (probe as unknown as { createTextNode(data: string): object }).createTextNode('x')
+const VALUE = symbolNamed(probeText, 'value')
 /** linkedom's NodeList (an Array), which its queries return. */
 const NodeList = probe.querySelectorAll('p').constructor as new () => LinkedomNode[]
 
@@ -48,7 +50,7 @@ function override<T extends (...args: never[]) => unknown>(instance: object, nam
   const original = (descriptor?.get ?? descriptor?.value) as T | undefined
   if (!prototype || typeof original !== 'function') throw new Error(`linkedom internals changed: no ${name}`)
   const made = make(original)
-  Object.defineProperty(prototype, name, typeof made === 'function' ? { ...descriptor, value: made } : { configurable: true, ...made })
+  Object.defineProperty(prototype, name, typeof made === 'function' ? { ...descriptor, value: made } : { ...descriptor, ...made })
 }
 
 /**
@@ -80,6 +82,20 @@ override<(name: string, options?: unknown) => unknown>(probe, 'createElement', (
     return linkedomCreate.call(this, isBuilt(this) ? name.toLowerCase() : name, options)
   },
 )
+
+// readability reads the text of nearly every element (is it empty? a byline?), so the text of big
+// containers again and again; linkedom gathers it into an array of strings it then joins.
+override<() => string>(probeElement, 'textContent', (linkedomText) => ({
+  get(this: LinkedomNode) {
+    if (!isBuilt(this)) return linkedomText.call(this)
+    let text = ''
+    const end = this[END]
+    for (let next = this[NEXT] as LinkedomNode; next !== end; next = next[NEXT] as LinkedomNode) {
+      if (next.nodeType === 3 || next.nodeType === 4) text += next[VALUE] as string
+    }
+    return text
+  },
+}))
 
 /** Elements below `root` in document order (attributes and end marks skipped), as linkedom's queries walk them. */
 function collect(root: LinkedomNode, matches: (element: LinkedomNode) => boolean): LinkedomNode[] {

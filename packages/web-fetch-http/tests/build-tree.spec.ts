@@ -100,6 +100,14 @@ describe('queries of a built page', () => {
     assert.equal(names(body.getElementsByTagName('*')), 'div p noscript p template font')
   })
 
+  it('reads an element\'s text in order, and still sets it', () => {
+    const { document } = buildTree('<div id="d">one <b>two</b><p>three<i> four</i></p></div>')
+    const div = document.querySelector('#d')!
+    assert.equal(div.textContent, 'one twothree four')
+    div.textContent = 'replaced'
+    assert.equal(div.innerHTML, 'replaced')
+  })
+
   it('names the elements createElement makes in lower case, as the DOM standard says, so they are what they are', () => {
     const { document } = buildTree(html)
     const made = document.createElement('P') as unknown as { localName: string; tagName: string }
