@@ -97,6 +97,26 @@ override<() => string>(probeElement, 'textContent', (linkedomText) => ({
   },
 }))
 
+/** Upper-case names by lower-case name: the few dozen names of a page, each upper-cased once. */
+const UPPER = new Map<string, string>()
+
+// readability compares `tagName` (and turndown `nodeName`) of every element it visits, often several
+// times; linkedom upper-cases the name, a new string, at every read.
+for (const name of ['tagName', 'nodeName']) {
+  override<() => string>(probeElement, name, (linkedomName) => ({
+    get(this: LinkedomNode) {
+      if (!isBuilt(this)) return linkedomName.call(this)
+      const { localName } = this
+      let upper = UPPER.get(localName)
+      if (upper === undefined) {
+        upper = localName.toUpperCase()
+        if (UPPER.size < 1024) UPPER.set(localName, upper)
+      }
+      return upper
+    },
+  }))
+}
+
 /** Elements below `root` in document order (attributes and end marks skipped), as linkedom's queries walk them. */
 function collect(root: LinkedomNode, matches: (element: LinkedomNode) => boolean): LinkedomNode[] {
   const elements = new NodeList()

@@ -113,6 +113,7 @@ describe('queries of a built page', () => {
     const made = document.createElement('P') as unknown as { localName: string; tagName: string }
     assert.equal(made.localName, 'p')
     assert.equal(made.tagName, 'P')
+    assert.equal((document.body as unknown as { nodeName: string }).nodeName, 'BODY')
     const link = document.createElement('A') as unknown as { constructor: { name: string } }
     assert.equal(link.constructor.name, 'HTMLAnchorElement')
   })
