@@ -47,10 +47,15 @@ function baseUrlOf(document: DomDocument, url: string, html: string): string {
   return url
 }
 
+/** The elements of one tag name: one walk on built pages (built-document.ts), where a selector with an attribute goes through css-select. */
+function byTag(root: DomDocument | DomElement, name: string): ArrayLike<DomElement> {
+  return (root as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName(name)
+}
+
 /** The content of every <meta> by its property, name or itemprop (lower case), first one kept. */
 function metaTable(document: DomDocument): Map<string, string> {
   const table = new Map<string, string>()
-  for (const element of Array.from(document.querySelectorAll('meta[content]'))) {
+  for (const element of Array.from(byTag(document, 'meta'))) {
     const content = element.getAttribute('content')?.trim()
     if (!content) continue
     for (const attribute of ['property', 'name', 'itemprop']) {
@@ -72,7 +77,9 @@ function absolute(value: string, base: string): string | undefined {
 function readMetadata(document: DomDocument, base: string): DocumentMetadata {
   const table = metaTable(document)
   const meta = (...names: string[]) => names.map((name) => table.get(name)).find((value) => value !== undefined)
-  const canonical = document.querySelector('link[rel~="canonical"][href]')?.getAttribute('href')
+  const canonical = Array.from(byTag(document, 'link'))
+    .find((link) => link.hasAttribute('href') && /(?:^|\s)canonical(?:\s|$)/i.test(link.getAttribute('rel') ?? ''))
+    ?.getAttribute('href')
   return {
     title: meta('og:title', 'twitter:title') ?? (document.title?.trim() || undefined),
     byline: meta('author', 'article:author', 'dc.creator'),
@@ -95,8 +102,9 @@ function cleanBody(document: DomDocument): DomElement {
 function resolveLinks(root: DomElement, base: string): DocumentLink[] {
   const links: DocumentLink[] = []
   const seen = new Set<string>()
-  for (const anchor of Array.from(root.querySelectorAll('a[href]'))) {
-    const href = anchor.getAttribute('href')!
+  for (const anchor of Array.from(byTag(root, 'a'))) {
+    const href = anchor.getAttribute('href')
+    if (href === null) continue
     const resolved = absolute(href, base)
     if (!resolved || !/^https?:/i.test(resolved)) {
       if (resolved && /^javascript:/i.test(resolved)) anchor.removeAttribute('href')
