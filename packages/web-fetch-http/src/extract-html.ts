@@ -1,7 +1,7 @@
 import { Readability } from '@mozilla/readability'
 import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from 'dsh-web'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
-import { MAX_DEPTH, flattenDeepNesting, groupWideChildren } from './flatten-deep.js'
+import { MAX_DEPTH, boundTree } from './flatten-deep.js'
 import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate } from './choose-candidate.js'
 import { containerCandidate } from './container-candidate.js'
@@ -273,8 +273,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   const { html } = input
   const parse = (source: string) => {
     const document = parser.parse(source, input.url)
-    const flattened = flattenDeepNesting(document)
-    groupWideChildren(document)
+    const { flattened } = boundTree(document)
     return { document, flattened }
   }
   let { document, flattened } = parse(html)

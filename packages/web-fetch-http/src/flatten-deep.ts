@@ -16,44 +16,6 @@ function nextNode(node: DomNode, root: DomNode, skipChildren = false): DomNode |
   return null
 }
 
-/**
- * Bounds the depth of the tree so that recursive code downstream (turndown,
- * readability's helpers, serializers) cannot overflow the stack: an element
- * at MAX_DEPTH that has deeper descendants keeps their text, images and line
- * breaks, in order, as its direct children. Iterative, linear in the size of
- * the tree. Returns how many subtrees were flattened.
- */
-export function flattenDeepNesting(root: DomNode, maxDepth = MAX_DEPTH): number {
-  let flattened = 0
-  let node: DomNode | null = root.firstChild
-  let depth = 1
-  while (node) {
-    let skip = false
-    if (node.nodeType === ELEMENT_NODE && depth >= maxDepth && hasElementChild(node)) {
-      flattenInto(node as DomElement)
-      flattened++
-      skip = true
-    }
-    // move on, tracking depth without recursion
-    if (!skip && node.firstChild) {
-      node = node.firstChild
-      depth++
-      continue
-    }
-    let current: DomNode | null = node
-    node = null
-    while (current && current !== root) {
-      if (current.nextSibling) {
-        node = current.nextSibling
-        break
-      }
-      current = current.parentNode
-      depth--
-    }
-  }
-  return flattened
-}
-
 function hasElementChild(node: DomNode): boolean {
   for (let child = node.firstChild; child; child = child.nextSibling) if (child.nodeType === ELEMENT_NODE) return true
   return false
@@ -69,7 +31,7 @@ function flattenInto(element: DomElement) {
   for (const node of kept) element.appendChild(node)
 }
 
-/** More element children than this under one parent are grouped (see groupWideChildren). */
+/** More element children than this under one parent are grouped (see boundTree). */
 export const MAX_CHILDREN = 1000
 
 /** Parents split into several of their own kind, which render as one: a list into lists, rows into row groups. */
@@ -79,32 +41,74 @@ const KEEP = new Set(['table', 'tr', 'select', 'datalist', 'optgroup', 'colgroup
 
 type Factory = { createElement(name: string): DomElement }
 
+export interface Bounded {
+  /** Subtrees deeper than maxDepth flattened to their text. */
+  flattened: number
+  /** Wide elements regrouped. */
+  grouped: number
+}
+
 /**
- * Bounds the number of element children of any element: readability reads
- * `children` again after each sibling it moves, and linkedom computes that
- * list by walking the siblings, so a parent of 150,000 paragraphs took time
- * in the square of that. A wider list or row group is split into several of
- * its kind (an `<ol>` keeps its numbering), any other element's children go,
- * in order, into `<div>` groups; table rows and the like are left as they
- * are. The same text renders (a split list has a blank line between its
- * parts). Iterative, linear in the size of the tree.
- * Returns how many elements were regrouped.
+ * Bounds the tree, in one iterative walk, linear in its size:
+ *
+ * - its depth, so that recursive code downstream (turndown, readability's
+ *   helpers, serializers) cannot overflow the stack: an element at maxDepth
+ *   that has deeper descendants keeps their text, images and line breaks,
+ *   in order, as its direct children;
+ * - the number of element children of any element: readability reads
+ *   `children` again after each sibling it moves, and linkedom computes
+ *   that list by walking the siblings, so a parent of 150,000 paragraphs
+ *   took time in the square of that. A wider list or row group is split
+ *   into several of its kind (an `<ol>` keeps its numbering), any other
+ *   element's children go, in order, into `<div>` groups; table rows and
+ *   the like are left as they are. The same text renders (a split list has
+ *   a blank line between its parts).
  */
-export function groupWideChildren(root: DomNode, maxChildren = MAX_CHILDREN): number {
-  let grouped = 0
+export function boundTree(root: DomNode, maxDepth = MAX_DEPTH, maxChildren = MAX_CHILDREN): Bounded {
+  let flattened = 0
+  const wide: DomElement[] = []
+  // counts[d]: element children seen so far of the open node at depth d (root at 0)
+  const counts: number[] = [0]
+  const finish = (element: DomNode, depth: number) => {
+    if (counts[depth]! > maxChildren && element.nodeType === ELEMENT_NODE && !KEEP.has((element as DomElement).localName)) wide.push(element as DomElement)
+  }
+  let node: DomNode | null = root.firstChild
+  let depth = 1
+  while (node) {
+    let skip = false
+    if (node.nodeType === ELEMENT_NODE) {
+      counts[depth - 1]!++
+      if (depth >= maxDepth && hasElementChild(node)) {
+        flattenInto(node as DomElement)
+        flattened++
+        skip = true
+      }
+    }
+    if (!skip && node.firstChild) {
+      counts[depth] = 0
+      node = node.firstChild
+      depth++
+      continue
+    }
+    let current: DomNode | null = node
+    node = null
+    while (current && current !== root) {
+      if (current.nextSibling) {
+        node = current.nextSibling
+        break
+      }
+      current = current.parentNode
+      depth--
+      if (current && current !== root) finish(current, depth)
+    }
+  }
+  finish(root, 0)
   const document = ((root as DomNode & { ownerDocument?: Factory | null }).ownerDocument ?? root) as unknown as Factory
-  for (let node: DomNode | null = root; node; node = nextNode(node, root)) {
-    if (node.nodeType !== ELEMENT_NODE) continue
-    const element = node as DomElement
-    if (KEEP.has(element.localName)) continue
-    let count = 0
-    for (let child = element.firstChild; child && count <= maxChildren; child = child.nextSibling) if (child.nodeType === ELEMENT_NODE) count++
-    if (count <= maxChildren) continue
-    grouped++
+  for (const element of wide) {
     if (SPLIT.has(element.localName) && element.parentNode) splitInto(element, maxChildren, document)
     else groupIntoDivs(element, maxChildren, document)
   }
-  return grouped
+  return { flattened, grouped: wide.length }
 }
 
 /** Moves the children after the first maxChildren elements into new elements of the same kind after it. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { parseHTML } from 'linkedom'
-import { MAX_CHILDREN, groupWideChildren } from '../src/flatten-deep.js'
+import { MAX_CHILDREN, boundTree } from '../src/flatten-deep.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { toPlainText } from '../src/to-text.js'
 import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
@@ -67,7 +67,7 @@ describe('wide parents are regrouped', () => {
   it('splits a wide list into lists, keeping the numbering of an ordered one', () => {
     const root = body(`<ol>${Array.from({ length: count }, (_, index) => `<li>item ${index + 1}</li>`).join('')}</ol>`)
     const before = words(toPlainText(root))
-    assert.equal(groupWideChildren(root), 1)
+    assert.equal(boundTree(root).grouped, 1)
     const lists = (root as { querySelectorAll(selector: string): ArrayLike<{ children: ArrayLike<unknown>; getAttribute(name: string): string | null }> }).querySelectorAll('ol')
     assert.deepEqual(Array.from(lists, (list) => [list.children.length, list.getAttribute('start')]), [[MAX_CHILDREN, null], [MAX_CHILDREN, String(MAX_CHILDREN + 1)], [5, String(2 * MAX_CHILDREN + 1)]])
     assert.equal(words(toPlainText(root)), before, 'the same lines, a blank line between the parts')
@@ -76,7 +76,7 @@ describe('wide parents are regrouped', () => {
   it('puts the children of any other wide element into groups, in order, and leaves table rows alone', () => {
     const root = body(`<div id="wide">${'<p>line</p>'.repeat(count)}</div><table><tr>${'<td>c</td>'.repeat(count)}</tr></table>`)
     const before = toPlainText(root)
-    groupWideChildren(root)
+    assert.equal(boundTree(root).grouped, 1)
     const wide = (root as { querySelector(selector: string): { children: ArrayLike<{ children: ArrayLike<unknown> }> } }).querySelector('#wide')
     assert.deepEqual(Array.from(wide.children, (group) => group.children.length), [MAX_CHILDREN, MAX_CHILDREN, 5])
     assert.equal((root as { querySelector(selector: string): { children: ArrayLike<unknown> } }).querySelector('tr').children.length, count)
