@@ -1,5 +1,5 @@
 import { DOMParser } from 'linkedom'
-import { Parser, type Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
+import { Parser, Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
 import { markBuilt } from './built-document.js'
 import { DocumentError } from './document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
@@ -166,6 +166,38 @@ function skipPlainRuns(tokenizer: PlainRunTokenizer) {
       preprocessor.pos = stop - 1
       tokenizer.runEnd = stop
     }
+  }
+}
+
+/** The members of parse5's tokenizer (8.1.1, pinned) that appendRunsAsSlices reads and replaces. */
+interface RunTokenizer {
+  preprocessor: { html: string }
+  runStart: number
+  runEnd: number
+  currentToken: { type: Token.TokenType; data: string } | null
+  currentCharacterToken: { chars: string }
+  currentAttr: { value: string }
+  _flushRun(text: string): void
+}
+
+/**
+ * parse5 copies every run of 13 characters or more that it appends to a
+ * text, comment or attribute value, so that no string cut from the page
+ * keeps the whole page in memory for as long as it lives. Here the page
+ * lives no longer than its tree (the worker sends copies of what it keeps),
+ * so a run is appended as the slice it is, which saves copying most of the
+ * page's text and attribute bytes once more.
+ */
+function appendRunsAsSlices(tokenizer: RunTokenizer) {
+  if (typeof tokenizer._flushRun !== 'function') throw new Error('parse5 internals changed: no _flushRun')
+  tokenizer._flushRun = (text: string) => {
+    if (tokenizer.runEnd === tokenizer.runStart && text.length === 0) return
+    const run = tokenizer.preprocessor.html.slice(tokenizer.runStart, tokenizer.runEnd) + text
+    const token = tokenizer.currentToken
+    tokenizer.runStart = tokenizer.runEnd
+    if (token === null) tokenizer.currentCharacterToken.chars += run
+    else if (token.type === Token.TokenType.COMMENT) token.data += run
+    else tokenizer.currentAttr.value += run
   }
 }
 
@@ -345,6 +377,7 @@ export function buildTree(html: string): BuiltTree {
   }
   const parser = new Parser<LinkedomMap>({ treeAdapter: adapter, scriptingEnabled: true })
   skipPlainRuns(parser.tokenizer as unknown as PlainRunTokenizer)
+  appendRunsAsSlices(parser.tokenizer as unknown as RunTokenizer)
   parser.tokenizer.write(html, true)
   // white space at the very end, after a block
   flush(false)
