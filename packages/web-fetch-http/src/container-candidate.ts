@@ -1,7 +1,7 @@
 import { attributeWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { removeUnseen } from './dom-clean.js'
-import { attributeOf, descendants } from './dom-walk.js'
+import { type TextMeasure, attributeOf, descendants, hasDescendant, measureText } from './dom-walk.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 
 /**
@@ -53,6 +53,24 @@ function textLength(element: DomElement): number {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
 }
 
+/**
+ * Text lengths of the page's elements, measured when first asked for: an
+ * element's subtree in one walk, whose elements are then known too (the
+ * tiers list outer elements before inner ones), so that no element is
+ * measured more than once or twice.
+ */
+class Lengths {
+  private readonly known = new Map<DomElement, TextMeasure>()
+  of(element: DomElement): number {
+    let measure = this.known.get(element)
+    if (!measure) {
+      for (const [inner, innerMeasure] of measureText(element)) this.known.set(inner, innerMeasure)
+      measure = this.known.get(element)!
+    }
+    return measure.length
+  }
+}
+
 const CONTAINER_TAGS = new Set(['article', 'div', 'section', 'main', 'td'])
 
 function isContainerTag(element: DomElement): boolean {
@@ -102,7 +120,7 @@ function contains(ancestor: DomNode, node: DomNode): boolean {
  * exactly its class words. A run of whole articles (each with a heading and
  * long) is what infinite scrolling appends: the first one stands alone.
  */
-function listAround(element: DomElement, containers: DomElement[]): DomElement | undefined {
+function listAround(element: DomElement, containers: DomElement[], lengths: Lengths): DomElement | undefined {
   let item: DomElement = element
   for (let level = 0; level <= ITEM_LEVELS && item.parentNode; level++) {
     const parent = item.parentNode as DomElement
@@ -111,9 +129,9 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
     for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
       if (sibling === item || sibling.nodeType !== ELEMENT_NODE) continue
       const other = sibling as DomElement
-      if (other.localName === item.localName && sharesClassWord(item, other) && textLength(other) >= MIN_ITEM_CHARS) similar++
+      if (other.localName === item.localName && sharesClassWord(item, other) && lengths.of(other) >= MIN_ITEM_CHARS) similar++
     }
-    if (similar >= 2) return isArticleRun(parent, item) ? undefined : parent
+    if (similar >= 2) return isArticleRun(parent, item, lengths) ? undefined : parent
     item = parent
   }
   const kind = kindOf(element)
@@ -122,7 +140,7 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
   const alike = containers.filter(
     (other) =>
       other !== element && other.localName === element.localName && (attributeOf(other, 'class') ?? '').toLowerCase().includes(firstWord) &&
-      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textLength(other) >= MIN_ITEM_CHARS,
+      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && lengths.of(other) >= MIN_ITEM_CHARS,
   )
   if (alike.length < 2) return undefined
   let common: DomNode | null = element.parentNode
@@ -131,14 +149,16 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
   return common as DomElement
 }
 
-function isArticleRun(parent: DomElement, item: DomElement): boolean {
+const HEADINGS = new Set(['h1', 'h2', 'h3'])
+
+function isArticleRun(parent: DomElement, item: DomElement, lengths: Lengths): boolean {
   let articles = 0
   let items = 0
   for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
     if (sibling.nodeType !== ELEMENT_NODE || (sibling as DomElement).localName !== item.localName) continue
     items++
     const other = sibling as DomElement
-    if (textLength(other) >= ARTICLE_ITEM_CHARS && other.querySelector('h1, h2, h3')) articles++
+    if (lengths.of(other) >= ARTICLE_ITEM_CHARS && hasDescendant(other, HEADINGS)) articles++
   }
   return articles >= 2 && articles * 2 >= items
 }
@@ -164,14 +184,15 @@ export function containerCandidate(body: DomElement): DomElement | undefined {
     else if (isArticleAlone(element)) tiers[2]!.push(element)
     else if (isMainArea(element)) tiers[3]!.push(element)
   }
+  const lengths = new Lengths()
   let tries = 0
   let widenings = 0
   for (const tier of tiers) {
     for (const element of tier) {
-      const length = textLength(element)
+      const length = lengths.of(element)
       if (length < MIN_ITEM_CHARS) continue
       // A short post can be one of a thread whose posts together are long enough.
-      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, containers) ?? element) : element
+      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, containers, lengths) ?? element) : element
       if (container === element && length < MIN_CONTAINER_CHARS) continue
       if (++tries > MAX_TRIES) return undefined
       const copy = (container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
@@ -200,48 +221,51 @@ const RUN_ON_PARAGRAPHS = 2
  * Whether prose paragraphs follow the container, within its grandparent (or
  * the body), outside page chrome, furniture, other articles and other
  * elements of the container's kind (the next post, a teaser): the page's
- * markup closed the container before the article ended.
+ * markup closed the container before the article ended. One walk of the
+ * scope in document order, the container's subtree skipped; whether an
+ * element is shut off is decided once for each.
  */
 function runsOnAfter(container: DomElement, body: DomElement): boolean {
   let scope: DomElement = container
   for (let level = 0; level < 2 && scope.parentNode && scope !== body; level++) scope = scope.parentNode as DomElement
+  if (scope === container) return false
   const kind = kindOf(container)
+  const shut = new Map<DomNode, boolean>([[scope, false]])
+  // Whether an element below the scope is, or is inside, one of those: up to the nearest element decided before.
+  const isShut = (element: DomElement): boolean => {
+    const chain: DomElement[] = []
+    let node: DomElement = element
+    let known = shut.get(node)
+    while (known === undefined) {
+      if (node.localName === 'article' || kindOf(node) === kind || SHUT.has(node.localName) || namesBoilerplate(node)) known = true
+      else {
+        chain.push(node)
+        node = node.parentNode as DomElement
+        known = shut.get(node)
+        continue
+      }
+      shut.set(node, true)
+    }
+    for (const open of chain) shut.set(open, known)
+    return known
+  }
   let prose = 0
   let after = false
-  for (const paragraph of descendants(scope, (element) => element.localName === 'p')) {
-    if (!after) {
-      if (contains(container, paragraph)) continue
-      // document order: a paragraph before the container is not after it
-      if (!follows(paragraph, container)) continue
-      after = true
-    }
-    if (contains(container, paragraph) || !isProse(paragraph)) continue
-    let outside = true
-    for (let node = paragraph.parentNode as DomElement | null; node && node !== scope; node = node.parentNode as DomElement | null) {
-      if (node.localName === 'article' || kindOf(node) === kind || SHUT.has(node.localName) || namesBoilerplate(node)) {
-        outside = false
-        break
+  let node: DomNode | null = scope.firstChild
+  while (node) {
+    if (node === container) after = true
+    else if (node.nodeType === ELEMENT_NODE) {
+      const element = node as DomElement
+      if (after && element.localName === 'p' && isProse(element) && !isShut(element.parentNode as DomElement) && ++prose >= RUN_ON_PARAGRAPHS) return true
+      if (node.firstChild) {
+        node = node.firstChild
+        continue
       }
     }
-    if (outside && ++prose >= RUN_ON_PARAGRAPHS) return true
+    while (node && node !== scope && !node.nextSibling) node = node.parentNode
+    node = node && node !== scope ? node.nextSibling : null
   }
   return false
 }
 
 const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])
-
-/** Whether `node` comes after `reference` (and not inside it) in document order. */
-function follows(node: DomNode, reference: DomNode): boolean {
-  const path = (start: DomNode) => {
-    const nodes: DomNode[] = []
-    for (let current: DomNode | null = start; current; current = current.parentNode) nodes.unshift(current)
-    return nodes
-  }
-  const one = path(node)
-  const other = path(reference)
-  let depth = 0
-  while (depth < one.length && depth < other.length && one[depth] === other[depth]) depth++
-  if (depth === other.length || depth === one.length) return false
-  for (let sibling = other[depth]!.nextSibling; sibling; sibling = sibling.nextSibling) if (sibling === one[depth]) return true
-  return false
-}

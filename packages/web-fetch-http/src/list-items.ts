@@ -1,5 +1,5 @@
 import type { DomElement } from './dom.js'
-import { attributeOf, countDescendants } from './dom-walk.js'
+import { type TextMeasure, attributeOf, countDescendants, measureText } from './dom-walk.js'
 
 /** Items of a list have at least this much text each, and there are at least MIN_ITEMS of them. */
 const MIN_ITEM_CHARS = 40
@@ -8,10 +8,6 @@ export const MIN_ITEMS = 3
 const LIST_SHARE = 0.5
 const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
 const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
-
-function textLength(element: DomElement): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
-}
 
 function kindOf(element: DomElement): string {
   const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
@@ -23,9 +19,11 @@ function kindOf(element: DomElement): string {
  * results, reviews): at least MIN_ITEMS sibling containers of the same tag
  * and class words, each with text and more than one block inside, holding
  * LIST_SHARE of the text between them. Only the path of elements that hold
- * LIST_SHARE of the text is searched.
+ * LIST_SHARE of the text is searched. `measures` are measureText(root)'s,
+ * when the caller has them.
  */
-export function listItems(root: DomElement): Set<DomElement> | undefined {
+export function listItems(root: DomElement, measures: Map<DomElement, TextMeasure> = measureText(root)): Set<DomElement> | undefined {
+  const textLength = (element: DomElement) => measures.get(element)!.length
   const total = Math.max(1, textLength(root))
   let level: DomElement[] = [root]
   while (level.length) {
