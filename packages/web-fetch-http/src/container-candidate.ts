@@ -1,8 +1,8 @@
 import { attributeWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
-import { removeUnseen } from './dom-clean.js'
-import { type TextMeasure, attributeOf, descendants, hasDescendant, measureText } from './dom-walk.js'
-import { pruneContent, trimLeadingLabels } from './prune-content.js'
+import { unseen } from './dom-clean.js'
+import { attributeOf, descendants, hasDescendant, textReaches } from './dom-walk.js'
+import { DEFAULT_RULES, pruneContent, trimLeadingLabels } from './prune-content.js'
 
 /**
  * The second main-content candidate, found by a different method from
@@ -20,11 +20,14 @@ import { pruneContent, trimLeadingLabels } from './prune-content.js'
 const ARTICLE_WORDS = new Set(['article', 'post', 'entry', 'story', 'blog', 'news', 'single', 'page', 'main', 'art', 'item', 'node', 'body'])
 const BODY_WORDS = new Set(['body', 'content', 'text', 'copy', 'entry', 'inner', 'main', 'detail', 'details', 'fulltext'])
 const ALONE_WORDS = new Set(['story', 'post', 'entry', 'article', 'hentry', 'fulltext', 'storycontent', 'postcontent', 'articlecontent', 'articlebody', 'entrycontent', 'postbody', 'storybody', 'bodytext', 'articletext', 'posttext'])
+const BODY_HINT = /body|content|text|copy|entry|inner|main|detail/
 const MAIN_WORDS = new Set(['content', 'main', 'maincontent', 'primary'])
 
 /** "article-body", "article__body", "articleBody" and "articlebody" all give article+body. */
 function isArticleBodyName(element: DomElement): boolean {
   if (attributeOf(element, 'itemprop')?.toLowerCase() === 'articlebody') return true
+  // every name this matches holds a body word (the long article words alone among them)
+  if (!BODY_HINT.test(`${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`.toLowerCase())) return false
   const words = attributeWords(element)
   for (let index = 0; index + 1 < words.length; index++) {
     if (ARTICLE_WORDS.has(words[index]!) && BODY_WORDS.has(words[index + 1]!) && words[index] !== words[index + 1]) return true
@@ -49,28 +52,6 @@ function isMainArea(element: DomElement): boolean {
   return false
 }
 
-function textLength(element: DomElement): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
-}
-
-/**
- * Text lengths of the page's elements, measured when first asked for: an
- * element's subtree in one walk, whose elements are then known too (the
- * tiers list outer elements before inner ones), so that no element is
- * measured more than once or twice.
- */
-class Lengths {
-  private readonly known = new Map<DomElement, TextMeasure>()
-  of(element: DomElement): number {
-    let measure = this.known.get(element)
-    if (!measure) {
-      for (const [inner, innerMeasure] of measureText(element)) this.known.set(inner, innerMeasure)
-      measure = this.known.get(element)!
-    }
-    return measure.length
-  }
-}
-
 const CONTAINER_TAGS = new Set(['article', 'div', 'section', 'main', 'td'])
 
 function isContainerTag(element: DomElement): boolean {
@@ -85,6 +66,7 @@ const MIN_CONTAINER_CHARS = 250
 
 /** Page chrome that can sit inside an article container. */
 const CHROME = ['nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea', 'header']
+const hiddenOrChrome = unseen(CHROME)
 /** Class words without digits (post-1806 and the like name one item, not a kind of item). */
 function kindOf(element: DomElement): string {
   const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
@@ -120,7 +102,7 @@ function contains(ancestor: DomNode, node: DomNode): boolean {
  * exactly its class words. A run of whole articles (each with a heading and
  * long) is what infinite scrolling appends: the first one stands alone.
  */
-function listAround(element: DomElement, containers: DomElement[], lengths: Lengths): DomElement | undefined {
+function listAround(element: DomElement, containers: DomElement[]): DomElement | undefined {
   let item: DomElement = element
   for (let level = 0; level <= ITEM_LEVELS && item.parentNode; level++) {
     const parent = item.parentNode as DomElement
@@ -129,9 +111,9 @@ function listAround(element: DomElement, containers: DomElement[], lengths: Leng
     for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
       if (sibling === item || sibling.nodeType !== ELEMENT_NODE) continue
       const other = sibling as DomElement
-      if (other.localName === item.localName && sharesClassWord(item, other) && lengths.of(other) >= MIN_ITEM_CHARS) similar++
+      if (other.localName === item.localName && sharesClassWord(item, other) && textReaches(other, MIN_ITEM_CHARS)) similar++
     }
-    if (similar >= 2) return isArticleRun(parent, item, lengths) ? undefined : parent
+    if (similar >= 2) return isArticleRun(parent, item) ? undefined : parent
     item = parent
   }
   const kind = kindOf(element)
@@ -140,7 +122,7 @@ function listAround(element: DomElement, containers: DomElement[], lengths: Leng
   const alike = containers.filter(
     (other) =>
       other !== element && other.localName === element.localName && (attributeOf(other, 'class') ?? '').toLowerCase().includes(firstWord) &&
-      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && lengths.of(other) >= MIN_ITEM_CHARS,
+      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textReaches(other, MIN_ITEM_CHARS),
   )
   if (alike.length < 2) return undefined
   let common: DomNode | null = element.parentNode
@@ -151,14 +133,14 @@ function listAround(element: DomElement, containers: DomElement[], lengths: Leng
 
 const HEADINGS = new Set(['h1', 'h2', 'h3'])
 
-function isArticleRun(parent: DomElement, item: DomElement, lengths: Lengths): boolean {
+function isArticleRun(parent: DomElement, item: DomElement): boolean {
   let articles = 0
   let items = 0
   for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
     if (sibling.nodeType !== ELEMENT_NODE || (sibling as DomElement).localName !== item.localName) continue
     items++
     const other = sibling as DomElement
-    if (lengths.of(other) >= ARTICLE_ITEM_CHARS && hasDescendant(other, HEADINGS)) articles++
+    if (textReaches(other, ARTICLE_ITEM_CHARS) && hasDescendant(other, HEADINGS)) articles++
   }
   return articles >= 2 && articles * 2 >= items
 }
@@ -184,22 +166,19 @@ export function containerCandidate(body: DomElement): DomElement | undefined {
     else if (isArticleAlone(element)) tiers[2]!.push(element)
     else if (isMainArea(element)) tiers[3]!.push(element)
   }
-  const lengths = new Lengths()
   let tries = 0
   let widenings = 0
   for (const tier of tiers) {
     for (const element of tier) {
-      const length = lengths.of(element)
-      if (length < MIN_ITEM_CHARS) continue
+      if (!textReaches(element, MIN_ITEM_CHARS)) continue
       // A short post can be one of a thread whose posts together are long enough.
-      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, containers, lengths) ?? element) : element
-      if (container === element && length < MIN_CONTAINER_CHARS) continue
+      const container = widenings++ < MAX_WIDENINGS ? (listAround(element, containers) ?? element) : element
+      if (container === element && !textReaches(element, MIN_CONTAINER_CHARS)) continue
       if (++tries > MAX_TRIES) return undefined
       const copy = (container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
-      removeUnseen(copy, CHROME)
-      pruneContent(copy)
+      pruneContent(copy, DEFAULT_RULES, hiddenOrChrome)
       trimLeadingLabels(copy)
-      if (textLength(copy) < MIN_CONTAINER_CHARS) continue
+      if (!textReaches(copy, MIN_CONTAINER_CHARS)) continue
       // The article runs on past the element (markup that closed it early): the name does not delimit it.
       if (runsOnAfter(container, body)) return undefined
       return copy

@@ -92,33 +92,45 @@ function opened(links: number): OpenMeasure {
  * walk: each text node's length is added to all its open ancestors when the
  * walk leaves them, so that the clean-ups need not read textContent of every
  * candidate block (quadratic on deep trees). `enter` sees every element
- * below `root` in document order.
+ * below `root` in document order; an element it returns false for is left
+ * out, with all it holds, as if it were not in the tree.
  */
-export function measureText(root: DomElement, enter?: (element: DomElement) => void): Map<DomElement, TextMeasure> {
+export function measureText(root: DomElement, enter?: (element: DomElement) => boolean | void): Map<DomElement, TextMeasure> {
   const measures = new Map<DomElement, TextMeasure>()
-  const open: { element: DomElement; measure: OpenMeasure }[] = [{ element: root, measure: opened(0) }]
+  // the open elements and their measures, root first
+  const elements: DomElement[] = [root]
+  const open: OpenMeasure[] = [opened(0)]
   let linkDepth = 0
   let node: DomNode | null = root.firstChild
   const close = () => {
-    const { element, measure } = open.pop()!
+    const element = elements.pop()!
+    const measure = open.pop()!
     measure.length = Math.max(0, measure.collapsed - (measure.startsBlank ? 1 : 0) - (measure.endsBlank ? 1 : 0))
     measures.set(element, measure)
     if (element.localName === 'a') linkDepth--
-    const parent = open.at(-1)
-    if (parent) {
-      parent.measure.chars += measure.chars
-      parent.measure.linkChars += measure.linkChars
-      parent.measure.links += measure.links
-      append(parent.measure, measure.collapsed, measure.startsBlank, measure.endsBlank)
+    if (open.length) {
+      const parent = open[open.length - 1]!
+      parent.chars += measure.chars
+      parent.linkChars += measure.linkChars
+      parent.links += measure.links
+      append(parent, measure.collapsed, measure.startsBlank, measure.endsBlank)
     }
   }
   while (node) {
     const type = node.nodeType
     if (type === ELEMENT_NODE) {
       const element = node as DomElement
+      if (enter?.(element) === false) {
+        while (node && node !== root && !node.nextSibling) {
+          node = node.parentNode
+          if (node && node !== root) close()
+        }
+        node = node && node !== root ? node.nextSibling : null
+        continue
+      }
       const isLink = element.localName === 'a'
-      enter?.(element)
-      open.push({ element, measure: opened(isLink ? 1 : 0) })
+      elements.push(element)
+      open.push(opened(isLink ? 1 : 0))
       if (isLink) linkDepth++
       if (node.firstChild) {
         node = node.firstChild
@@ -129,7 +141,7 @@ export function measureText(root: DomElement, enter?: (element: DomElement) => v
       const value = node.textContent ?? ''
       if (value) {
         const collapsed = WHITE_RUNS.test(value) ? value.replace(WHITE_SPACE, ' ') : value
-        const measure = open.at(-1)!.measure
+        const measure = open[open.length - 1]!
         const startsBlank = collapsed.charCodeAt(0) === 32
         append(measure, collapsed.length, startsBlank, collapsed.charCodeAt(collapsed.length - 1) === 32)
         if (type === TEXT_NODE) {
@@ -148,6 +160,42 @@ export function measureText(root: DomElement, enter?: (element: DomElement) => v
   }
   while (open.length) close()
   return measures
+}
+
+/**
+ * Whether an element's text is at least `threshold` characters long, as
+ * TextMeasure's `length` counts: its text is read in document order only
+ * until that is certain (collapsing never shortens what follows), so that a
+ * long article costs what its first lines cost.
+ */
+export function textReaches(element: DomElement, threshold: number): boolean {
+  let collapsed = 0
+  let startsBlank = false
+  let endsBlank = false
+  let node: DomNode | null = element.firstChild
+  while (node) {
+    const type = node.nodeType
+    if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
+      const value = node.textContent ?? ''
+      if (value) {
+        const text = WHITE_RUNS.test(value) ? value.replace(WHITE_SPACE, ' ') : value
+        const first = text.charCodeAt(0) === 32
+        if (collapsed === 0) {
+          collapsed = text.length
+          startsBlank = first
+        } else collapsed += text.length - (endsBlank && first ? 1 : 0)
+        endsBlank = text.charCodeAt(text.length - 1) === 32
+        // at worst a leading and a trailing blank are trimmed
+        if (collapsed - (startsBlank ? 1 : 0) - 1 >= threshold) return true
+      }
+    } else if (type === ELEMENT_NODE && node.firstChild) {
+      node = node.firstChild
+      continue
+    }
+    while (node && node !== element && !node.nextSibling) node = node.parentNode
+    node = node && node !== element ? node.nextSibling : null
+  }
+  return Math.max(0, collapsed - (startsBlank ? 1 : 0) - (endsBlank ? 1 : 0)) >= threshold
 }
 
 /** White space other than a lone space (what collapsing changes). */

@@ -55,20 +55,28 @@ function hasParagraphPair(element: DomElement): boolean {
 const MAX_CORRECTIONS = 64
 
 /**
- * After readability, on the content it chose. The text is measured once
+ * After readability, on the content it chose; first, when `unseen` is
+ * given, what it names is removed (dom-clean.ts), in the same walk as the
+ * measuring. The text is measured once
  * (measureText): what a step removes is taken off the measures of the
  * elements that held it as it goes, which changes none that the step has
  * still to decide on (those come after it in document order, so they are
  * not its ancestors). A step's decisions are those it would make on a tree
  * measured afresh.
  */
-export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
+export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES, unseen?: (element: DomElement) => boolean) {
   const furniture: DomElement[] = []
   const captions: DomElement[] = []
+  const hidden: DomElement[] = []
   let measures = measureText(root, (element) => {
+    if (unseen?.(element)) {
+      hidden.push(element)
+      return false
+    }
     if (rules.furniture && FURNITURE_TAGS.has(element.localName)) furniture.push(element)
     if (rules.captions && isCaption(element)) captions.push(element)
   })
+  for (const element of hidden) element.remove()
   let corrections = 0
   const remove = (element: DomElement) => {
     if (++corrections <= MAX_CORRECTIONS) {
