@@ -34,7 +34,11 @@ function splitWords(value: string): string[] {
  * shared between calls: read it, do not change it.
  */
 export function attributeWords(element: DomElement): readonly string[] {
-  const value = classAndId(element)
+  return classWords(classAndId(element))
+}
+
+/** The words of a class and id read already (`${class} ${id}`), as attributeWords splits them. */
+export function classWords(value: string): readonly string[] {
   return wordsOf.get(value) ?? remember(wordsOf, value, splitWords(value))
 }
 

@@ -1,4 +1,4 @@
-import { attributeWords, namesBoilerplate } from './boilerplate-words.js'
+import { classWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { unseen } from './dom-clean.js'
 import { attributeOf, descendants, hasDescendant, textReaches } from './dom-walk.js'
@@ -23,12 +23,12 @@ const ALONE_WORDS = new Set(['story', 'post', 'entry', 'article', 'hentry', 'ful
 const BODY_HINT = /body|content|text|copy|entry|inner|main|detail/
 const MAIN_WORDS = new Set(['content', 'main', 'maincontent', 'primary'])
 
-/** "article-body", "article__body", "articleBody" and "articlebody" all give article+body. */
-function isArticleBodyName(element: DomElement): boolean {
-  if (attributeOf(element, 'itemprop')?.toLowerCase() === 'articlebody') return true
+/** "article-body", "article__body", "articleBody" and "articlebody" all give article+body (`names`: the class and id). */
+function isArticleBodyName(itemprop: string | null, names: string): boolean {
+  if (itemprop?.toLowerCase() === 'articlebody') return true
   // every name this matches holds a body word (the long article words alone among them)
-  if (!BODY_HINT.test(`${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`.toLowerCase())) return false
-  const words = attributeWords(element)
+  if (!BODY_HINT.test(names.toLowerCase())) return false
+  const words = classWords(names)
   for (let index = 0; index + 1 < words.length; index++) {
     if (ARTICLE_WORDS.has(words[index]!) && BODY_WORDS.has(words[index + 1]!) && words[index] !== words[index + 1]) return true
   }
@@ -36,20 +36,24 @@ function isArticleBodyName(element: DomElement): boolean {
   return false
 }
 
-function classTokens(element: DomElement): string[] {
-  return `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`.toLowerCase().split(/\s+/).filter(Boolean)
-}
-
-function isArticleAlone(element: DomElement): boolean {
-  if (attributeOf(element, 'role') === 'article') return true
-  for (const token of classTokens(element)) if (ALONE_WORDS.has(token.replace(/[-_]/g, ''))) return true
+/** Whether a class or id token, without its dashes and underscores, is one of `words`. */
+function hasToken(names: string, words: ReadonlySet<string>): boolean {
+  for (const token of names.toLowerCase().split(/\s+/)) if (token && words.has(token.replace(/[-_]/g, ''))) return true
   return false
 }
 
-function isMainArea(element: DomElement): boolean {
-  if (element.localName === 'main' || attributeOf(element, 'role') === 'main') return true
-  for (const token of classTokens(element)) if (MAIN_WORDS.has(token.replace(/[-_]/g, ''))) return true
-  return false
+/** The tier (0 to 3, above) an element's names put it in, or -1; its attributes read once. */
+function tierOf(element: DomElement): number {
+  const name = element.localName
+  const itemprop = attributeOf(element, 'itemprop')
+  const role = attributeOf(element, 'role')
+  const names = `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`
+  if (name !== 'article' && name !== 'main' && !NAME_HINT.test(`${names} ${itemprop ?? ''} ${role ?? ''}`)) return -1
+  if (isArticleBodyName(itemprop, names)) return 0
+  if (name === 'article') return 1
+  if (role === 'article' || hasToken(names, ALONE_WORDS)) return 2
+  if (name === 'main' || role === 'main' || hasToken(names, MAIN_WORDS)) return 3
+  return -1
 }
 
 const CONTAINER_TAGS = new Set(['article', 'div', 'section', 'main', 'td'])
@@ -159,12 +163,8 @@ export function containerCandidate(body: DomElement): DomElement | undefined {
   const tiers: DomElement[][] = [[], [], [], []]
   const containers = descendants(body, isContainerTag)
   for (const element of containers) {
-    const named = element.localName === 'article' || element.localName === 'main' || NAME_HINT.test(`${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''} ${attributeOf(element, 'itemprop') ?? ''} ${attributeOf(element, 'role') ?? ''}`)
-    if (!named) continue
-    if (isArticleBodyName(element)) tiers[0]!.push(element)
-    else if (element.localName === 'article') tiers[1]!.push(element)
-    else if (isArticleAlone(element)) tiers[2]!.push(element)
-    else if (isMainArea(element)) tiers[3]!.push(element)
+    const tier = tierOf(element)
+    if (tier >= 0) tiers[tier]!.push(element)
   }
   let tries = 0
   let widenings = 0
