@@ -1,7 +1,8 @@
 import { classWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { unseen } from './dom-clean.js'
-import { attributeOf, descendants, hasDescendant, textReaches } from './dom-walk.js'
+import { attributeOf, descendants, textReaches } from './dom-walk.js'
+import { MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
 import { DEFAULT_RULES, pruneContent, trimLeadingLabels } from './prune-content.js'
 
 /**
@@ -71,12 +72,12 @@ const MIN_CONTAINER_CHARS = 250
 /** Page chrome that can sit inside an article container. */
 const CHROME = ['nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea', 'header']
 const hiddenOrChrome = unseen(CHROME)
-/** Class words without digits (post-1806 and the like name one item, not a kind of item). */
-function kindOf(element: DomElement): string {
-  const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
-  return `${element.localName}.${words.sort().join('.')}`
-}
 
+/** Cleans a copy of part of the page as the candidates are cleaned: hidden elements and chrome out, then pruneContent and trimLeadingLabels. */
+export function cleanCandidate(copy: DomElement) {
+  pruneContent(copy, DEFAULT_RULES, hiddenOrChrome)
+  trimLeadingLabels(copy)
+}
 function sharesClassWord(one: DomElement, other: DomElement): boolean {
   const words = new Set((attributeOf(one, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word)))
   const others = (attributeOf(other, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
@@ -84,10 +85,6 @@ function sharesClassWord(one: DomElement, other: DomElement): boolean {
   return others.some((word) => words.has(word))
 }
 
-/** An item of a list has at least this much text. */
-const MIN_ITEM_CHARS = 40
-/** An item holding its own heading and this much text is a whole article: a list of them is one article and those a page appends after it. */
-const ARTICLE_ITEM_CHARS = 1500
 /** How many levels above the named element are searched for the repeated item. */
 const ITEM_LEVELS = 3
 
@@ -135,20 +132,6 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
   return common as DomElement
 }
 
-const HEADINGS = new Set(['h1', 'h2', 'h3'])
-
-function isArticleRun(parent: DomElement, item: DomElement): boolean {
-  let articles = 0
-  let items = 0
-  for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
-    if (sibling.nodeType !== ELEMENT_NODE || (sibling as DomElement).localName !== item.localName) continue
-    items++
-    const other = sibling as DomElement
-    if (textReaches(other, ARTICLE_ITEM_CHARS) && hasDescendant(other, HEADINGS)) articles++
-  }
-  return articles >= 2 && articles * 2 >= items
-}
-
 /** At most this many named containers are tried (each is copied and cleaned), and this many searched for the list they are an item of. */
 const MAX_TRIES = 4
 const MAX_WIDENINGS = 8
@@ -176,8 +159,7 @@ export function containerCandidate(body: DomElement): DomElement | undefined {
       if (container === element && !textReaches(element, MIN_CONTAINER_CHARS)) continue
       if (++tries > MAX_TRIES) return undefined
       const copy = (container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
-      pruneContent(copy, DEFAULT_RULES, hiddenOrChrome)
-      trimLeadingLabels(copy)
+      cleanCandidate(copy)
       if (!textReaches(copy, MIN_CONTAINER_CHARS)) continue
       // The article runs on past the element (markup that closed it early): the name does not delimit it.
       if (runsOnAfter(container, body)) return undefined

@@ -1,15 +1,16 @@
 import type { DomElement } from './dom.js'
-import { type TextMeasure, attributeOf, countDescendants, measureText } from './dom-walk.js'
+import { type TextMeasure, attributeOf, countDescendants, hasDescendant, measureText, textReaches } from './dom-walk.js'
 
 /** Items of a list have at least this much text each, and there are at least MIN_ITEMS of them. */
-const MIN_ITEM_CHARS = 40
+export const MIN_ITEM_CHARS = 40
 export const MIN_ITEMS = 3
 /** A list page's items hold at least this share of its text. */
-const LIST_SHARE = 0.5
-const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
-const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
+export const LIST_SHARE = 0.5
+export const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
+export const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
 
-function kindOf(element: DomElement): string {
+/** An item's kind: its tag and its class words without digits (post-1806 and the like name one item, not a kind of item). */
+export function kindOf(element: DomElement): string {
   const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
   return `${element.localName}.${words.sort().join('.')}`
 }
@@ -48,3 +49,20 @@ export function listItems(root: DomElement, measures: Map<DomElement, TextMeasur
   return undefined
 }
 
+
+/** An item holding its own heading and this much text is a whole article: a list of them is one article and those a page appends after it. */
+const ARTICLE_ITEM_CHARS = 1500
+const HEADINGS = new Set(['h1', 'h2', 'h3'])
+
+/** Whether the `item`s of `parent` (its children of item's tag) are mostly whole articles (at least two). */
+export function isArticleRun(parent: DomElement, item: DomElement): boolean {
+  let articles = 0
+  let items = 0
+  for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
+    if (sibling.nodeType !== 1 || (sibling as DomElement).localName !== item.localName) continue
+    items++
+    const other = sibling as DomElement
+    if (textReaches(other, ARTICLE_ITEM_CHARS) && hasDescendant(other, HEADINGS)) articles++
+  }
+  return articles >= 2 && articles * 2 >= items
+}

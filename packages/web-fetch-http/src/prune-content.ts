@@ -136,7 +136,7 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
 
 const BLOCK_NAMES = new Set(['p', 'div', 'section', 'article', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'ul', 'ol', 'blockquote', 'pre', 'table', 'figure', 'header', 'footer', 'dl', 'dd', 'dt'])
 /** What ends a sentence, in Latin, CJK, Arabic, Indic and Ethiopic scripts (a closing quote or bracket may follow). */
-const SENTENCE_END = /[.!?:;…。！？．｡؟۔।॥።][\s"'”’»)\]」』》）〕]*$|["”’)\]」』》）〕]\s*$/u
+export const SENTENCE_END = /[.!?:;…。！？．｡؟۔।॥።][\s"'”’»)\]」』》）〕]*$|["”’)\]」』》）〕]\s*$/u
 
 /**
  * Block elements with no block inside, in document order: one walk of the
