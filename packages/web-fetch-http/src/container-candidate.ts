@@ -43,13 +43,24 @@ function hasToken(names: string, words: ReadonlySet<string>): boolean {
   return false
 }
 
-/** The tier (0 to 3, above) an element's names put it in, or -1; its attributes read once. */
-function tierOf(element: DomElement): number {
+/**
+ * The tier (0 to 3, above) an element's names put it in, or -1; its
+ * attributes read once, and each combination of tag and names decided once
+ * per page (`known`: pages repeat a few class names on many elements).
+ */
+function tierOf(element: DomElement, known: Map<string, number>): number {
   const name = element.localName
   const itemprop = attributeOf(element, 'itemprop')
   const role = attributeOf(element, 'role')
   const names = `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`
   if (name !== 'article' && name !== 'main' && !NAME_HINT.test(`${names} ${itemprop ?? ''} ${role ?? ''}`)) return -1
+  const key = `${name}\n${names}\n${itemprop ?? '\u0000'}\n${role ?? '\u0000'}`
+  let tier = known.get(key)
+  if (tier === undefined) known.set(key, (tier = decideTier(name, itemprop, role, names)))
+  return tier
+}
+
+function decideTier(name: string, itemprop: string | null, role: string | null, names: string): number {
   if (isArticleBodyName(itemprop, names)) return 0
   if (name === 'article') return 1
   if (role === 'article' || hasToken(names, ALONE_WORDS)) return 2
@@ -145,8 +156,9 @@ const MAX_WIDENINGS = 8
 export function containerCandidate(body: DomElement): DomElement | undefined {
   const tiers: DomElement[][] = [[], [], [], []]
   const containers = descendants(body, isContainerTag)
+  const known = new Map<string, number>()
   for (const element of containers) {
-    const tier = tierOf(element)
+    const tier = tierOf(element, known)
     if (tier >= 0) tiers[tier]!.push(element)
   }
   let tries = 0

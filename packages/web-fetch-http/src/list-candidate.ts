@@ -1,6 +1,6 @@
 import { namesBoilerplate } from './boilerplate-words.js'
 import type { DomElement, DomNode } from './dom.js'
-import { countDescendants, measureText } from './dom-walk.js'
+import { type TextMeasure, attributeOf, countDescendants, descendants, measureText, textReaches } from './dom-walk.js'
 import { INNER_BLOCKS, ITEM_TAGS, LIST_SHARE, MIN_ITEMS, MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
 
 /** Page chrome: a list inside one of these (a menu, a footer's link columns) is not content. */
@@ -24,35 +24,54 @@ function inFurniture(element: DomElement, body: DomElement): boolean {
  * (comments and related stories are lists too), and not a run of whole
  * articles (what infinite scrolling appends). A copy, taken before
  * readability changes the page, not yet cleaned (widenToList cleans it when
- * it is wanted). The page's text is measured in one walk.
+ * it is wanted). One walk of the page's elements finds the containers with
+ * enough items; only their items are measured.
  */
 export function listCandidate(body: DomElement): DomElement | undefined {
-  const measures = measureText(body)
-  // per container, per kind of item: the items and their text
-  const runs = new Map<DomNode, Map<string, { items: DomElement[]; chars: number }>>()
-  for (const [element, { length }] of measures) {
-    if (element === body || length < MIN_ITEM_CHARS || !ITEM_TAGS.has(element.localName)) continue
-    const parent = element.parentNode
-    if (!parent) continue
-    let kinds = runs.get(parent)
-    if (!kinds) runs.set(parent, (kinds = new Map()))
-    const kind = kindOf(element)
-    const run = kinds.get(kind)
-    if (run) {
-      run.items.push(element)
-      run.chars += length
-    } else kinds.set(kind, { items: [element], chars: length })
+  const itemsOf = new Map<DomNode, DomElement[]>()
+  for (const item of descendants(body, (element) => ITEM_TAGS.has(element.localName))) {
+    const parent = item.parentNode!
+    const items = itemsOf.get(parent)
+    if (items) items.push(item)
+    else itemsOf.set(parent, [item])
+  }
+  const measures = new Map<DomElement, TextMeasure>()
+  const lengthOf = (element: DomElement) => {
+    let measure = measures.get(element)
+    if (!measure) {
+      for (const [inner, innerMeasure] of measureText(element)) measures.set(inner, innerMeasure)
+      measure = measures.get(element)!
+    }
+    return measure.length
   }
   let best: { container: DomElement; chars: number } | undefined
-  for (const [parent, kinds] of runs) {
+  const kindsOf = new Map<string, Map<string, string>>()
+  for (const [parent, children] of itemsOf) {
+    if (children.length < MIN_ITEMS) continue
+    const kinds = new Map<string, DomElement[]>()
+    for (const item of children) {
+      // most items of a run have the very same class
+      const className = attributeOf(item, 'class') ?? ''
+      let kind = kindsOf.get(className)?.get(item.localName)
+      if (kind === undefined) {
+        kind = kindOf(item)
+        let byTag = kindsOf.get(className)
+        if (!byTag) kindsOf.set(className, (byTag = new Map()))
+        byTag.set(item.localName, kind)
+      }
+      const run = kinds.get(kind)
+      if (run) run.push(item)
+      else kinds.set(kind, [item])
+    }
     const container = parent as DomElement
-    const total = measures.get(container)?.length ?? 0
     for (const run of kinds.values()) {
-      if (run.items.length < MIN_ITEMS || run.chars < LIST_SHARE * total || (best && run.chars <= best.chars)) continue
-      const items = run.items.filter((item) => countDescendants(item, INNER_BLOCKS, 2) >= 2)
+      if (run.length < MIN_ITEMS) continue
+      const items = run.filter((item) => countDescendants(item, INNER_BLOCKS, 2) >= 2 && textReaches(item, MIN_ITEM_CHARS))
+      if (items.length < MIN_ITEMS) continue
       let chars = 0
-      for (const item of items) chars += measures.get(item)!.length
-      if (items.length < MIN_ITEMS || chars < LIST_SHARE * total || (best && chars <= best.chars)) continue
+      for (const item of items) chars += lengthOf(item)
+      // the container's text read only as far as decides whether the items hold LIST_SHARE of it
+      if ((best && chars <= best.chars) || textReaches(container, Math.floor(chars / LIST_SHARE) + 1)) continue
       if (inFurniture(items[0]!, body) || isArticleRun(container, items[0]!)) continue
       best = { container, chars }
     }

@@ -68,22 +68,31 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
   const furniture: DomElement[] = []
   const captions: DomElement[] = []
   const hidden: DomElement[] = []
+  const linkLists: DomElement[] = []
+  const empty: DomElement[] = []
+  // An element inside a part removed before its step is out of the tree: what is decided for it changes nothing.
   let measures = measureText(root, (element) => {
     if (unseen?.(element)) {
       hidden.push(element)
       return false
     }
-    if (rules.furniture && FURNITURE_TAGS.has(element.localName)) furniture.push(element)
+    const name = element.localName
+    if (rules.furniture && FURNITURE_TAGS.has(name)) furniture.push(element)
     if (rules.captions && isCaption(element)) captions.push(element)
+    if (rules.linkLists && LINK_LIST_TAGS.has(name)) linkLists.push(element)
+    if (rules.empty && EMPTY_TAGS.has(name)) empty.push(element)
   })
   for (const element of hidden) element.remove()
   let corrections = 0
   const remove = (element: DomElement) => {
-    if (++corrections <= MAX_CORRECTIONS) {
-      const { chars, linkChars, links } = measures.get(element)!
-      // up to root, or to the top of a part removed before (outside the tree, measured no more)
+    const removed = measures.get(element)
+    // (an element not measured is outside the tree: in a part removed before the tree was last measured)
+    if (++corrections <= MAX_CORRECTIONS && removed) {
+      const { chars, linkChars, links } = removed
+      // up to root, or to the top of a part removed before (outside the tree)
       for (let node = element.parentNode; node; node = node === root ? null : node.parentNode) {
-        const measure = measures.get(node as DomElement)!
+        const measure = measures.get(node as DomElement)
+        if (!measure) break
         measure.chars -= chars
         measure.linkChars -= linkChars
         measure.links -= links
@@ -103,33 +112,26 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
       remove(element)
     }
   }
-  // A caption inside removed furniture is out of the tree already: removing it again changes nothing.
   for (const element of captions) {
     if (hasParagraphPair(element)) continue
     remove(element)
   }
-  if (!rules.linkLists && !rules.empty) return
   settle()
-  const linkLists: DomElement[] = []
-  const empty: DomElement[] = []
-  for (const element of descendants(root)) {
-    if (rules.linkLists && LINK_LIST_TAGS.has(element.localName)) linkLists.push(element)
-    if (rules.empty && EMPTY_TAGS.has(element.localName)) empty.push(element)
-  }
   if (rules.linkLists) {
     const total = Math.max(1, measures.get(root)!.chars)
     for (const element of linkLists) {
-      const { chars, linkChars, links } = measures.get(element)!
+      const measure = measures.get(element)
+      if (!measure) continue
+      const { chars, linkChars, links } = measure
       if (chars === 0 || chars > 0.3 * total) continue
       if (links < (element.localName === 'p' ? 1 : 2)) continue
       if (linkChars / chars > (element.localName === 'p' ? 0.95 : 0.75)) remove(element)
     }
     settle()
   }
-  // An element inside a removed link list is out of the tree: what is decided for it changes nothing.
   if (rules.empty) {
     for (const element of empty) {
-      if (measures.get(element)!.chars === 0 && !hasDescendant(element, NOT_EMPTY)) element.remove()
+      if (measures.get(element)?.chars === 0 && !hasDescendant(element, NOT_EMPTY)) element.remove()
     }
   }
 }
