@@ -70,7 +70,7 @@ function decideTier(name: string, itemprop: string | null, role: string | null, 
 
 const CONTAINER_TAGS = new Set(['article', 'div', 'section', 'main', 'td'])
 
-function isContainerTag(element: DomElement): boolean {
+export function isContainerTag(element: DomElement): boolean {
   return CONTAINER_TAGS.has(element.localName) || element.hasAttribute('itemprop') || element.hasAttribute('role')
 }
 
@@ -149,13 +149,13 @@ const MAX_WIDENINGS = 8
 
 /**
  * A cleaned copy of the element the markup names as the article, or
- * undefined: the document itself is left as it was, for readability. The
- * candidates are collected in one pass; each tier's elements are tried in
+ * undefined: the document itself is left as it was, for readability.
+ * `containers` are the body's elements that isContainerTag accepts, in
+ * document order, when the caller has them. The candidates are collected in one pass; each tier's elements are tried in
  * order until a cleaned copy keeps enough text.
  */
-export function containerCandidate(body: DomElement): DomElement | undefined {
+export function containerCandidate(body: DomElement, containers = descendants(body, isContainerTag)): DomElement | undefined {
   const tiers: DomElement[][] = [[], [], [], []]
-  const containers = descendants(body, isContainerTag)
   const known = new Map<string, number>()
   for (const element of containers) {
     const tier = tierOf(element, known)

@@ -4,8 +4,7 @@ import type { DomDocument, DomElement, DomNode } from './dom.js'
 import { MAX_DEPTH, flattenDeepNesting, groupWideChildren } from './flatten-deep.js'
 import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate, widenToList } from './choose-candidate.js'
-import { containerCandidate } from './container-candidate.js'
-import { listCandidate } from './list-candidate.js'
+import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -213,8 +212,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let metadata = pageMetadata
   if (input.extract === 'main') {
     const headline = readHeadline(document, pageMetadata)
-    const second = document.body ? containerCandidate(document.body) : undefined
-    const list = document.body ? listCandidate(document.body) : undefined
+    const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
     try {

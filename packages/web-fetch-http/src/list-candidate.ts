@@ -1,7 +1,12 @@
 import { namesBoilerplate } from './boilerplate-words.js'
+import { containerCandidate, isContainerTag } from './container-candidate.js'
 import type { DomElement, DomNode } from './dom.js'
 import { type TextMeasure, attributeOf, countDescendants, descendants, measureText, textReaches } from './dom-walk.js'
 import { INNER_BLOCKS, ITEM_TAGS, LIST_SHARE, MIN_ITEMS, MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
+
+function isItemTag(element: DomElement): boolean {
+  return ITEM_TAGS.has(element.localName)
+}
 
 /** Page chrome: a list inside one of these (a menu, a footer's link columns) is not content. */
 const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])
@@ -24,12 +29,13 @@ function inFurniture(element: DomElement, body: DomElement): boolean {
  * (comments and related stories are lists too), and not a run of whole
  * articles (what infinite scrolling appends). A copy, taken before
  * readability changes the page, not yet cleaned (widenToList cleans it when
- * it is wanted). One walk of the page's elements finds the containers with
- * enough items; only their items are measured.
+ * it is wanted). `items` are the body's elements that isItemTag accepts, in
+ * document order, when the caller has them; only the items of containers
+ * with enough of them are measured.
  */
-export function listCandidate(body: DomElement): DomElement | undefined {
+export function listCandidate(body: DomElement, items = descendants(body, isItemTag)): DomElement | undefined {
   const itemsOf = new Map<DomNode, DomElement[]>()
-  for (const item of descendants(body, (element) => ITEM_TAGS.has(element.localName))) {
+  for (const item of items) {
     const parent = item.parentNode!
     const items = itemsOf.get(parent)
     if (items) items.push(item)
@@ -78,4 +84,16 @@ export function listCandidate(body: DomElement): DomElement | undefined {
   }
   if (!best) return undefined
   return (best.container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
+}
+
+/** The second candidate and the page's list (containerCandidate, listCandidate), from one walk of the page's elements. */
+export function pageCandidates(body: DomElement): { named: DomElement | undefined; list: DomElement | undefined } {
+  const containers: DomElement[] = []
+  const items: DomElement[] = []
+  descendants(body, (element) => {
+    if (isContainerTag(element)) containers.push(element)
+    if (isItemTag(element)) items.push(element)
+    return false
+  })
+  return { named: containerCandidate(body, containers), list: listCandidate(body, items) }
 }
