@@ -50,7 +50,7 @@ export function listCandidate(body: DomElement, items = descendants(body, isItem
     }
     return measure.length
   }
-  let best: { container: DomElement; chars: number } | undefined
+  const runs: { container: DomElement; items: DomElement[]; chars: number }[] = []
   const kindsOf = new Map<string, Map<string, string>>()
   for (const [parent, children] of itemsOf) {
     if (children.length < MIN_ITEMS) continue
@@ -69,19 +69,22 @@ export function listCandidate(body: DomElement, items = descendants(body, isItem
       if (run) run.push(item)
       else kinds.set(kind, [item])
     }
-    const container = parent as DomElement
     for (const run of kinds.values()) {
       if (run.length < MIN_ITEMS) continue
       const items = run.filter((item) => countDescendants(item, INNER_BLOCKS, 2) >= 2 && textReaches(item, MIN_ITEM_CHARS))
       if (items.length < MIN_ITEMS) continue
       let chars = 0
       for (const item of items) chars += lengthOf(item)
-      // the container's text read only as far as decides whether the items hold LIST_SHARE of it
-      if ((best && chars <= best.chars) || textReaches(container, Math.floor(chars / LIST_SHARE) + 1)) continue
-      if (inFurniture(items[0]!, body) || isArticleRun(container, items[0]!)) continue
-      best = { container, chars }
+      runs.push({ container: parent as DomElement, items, chars })
     }
   }
+  // the longest run that passes: the tests that read more of the page only until one does
+  runs.sort((one, other) => other.chars - one.chars)
+  const best = runs.find(
+    ({ container, items, chars }) =>
+      // the container's text read only as far as decides whether the items hold LIST_SHARE of it
+      !textReaches(container, Math.floor(chars / LIST_SHARE) + 1) && !inFurniture(items[0]!, body) && !isArticleRun(container, items[0]!),
+  )
   if (!best) return undefined
   return (best.container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
 }
