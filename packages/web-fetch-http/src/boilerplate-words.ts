@@ -1,19 +1,45 @@
 import { attributeOf } from './dom-walk.js'
 import type { DomElement } from './dom.js'
 
-/**
- * The words of an element's class and id: split at anything that is not a
- * letter or digit and at camelCase humps, lower-cased
- * ("relatedPosts share_bar" gives related, posts, share, bar).
- */
-export function attributeWords(element: DomElement): string[] {
-  const value = `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`
+/** Pages repeat a few class names on many elements: the words of each value are split once (at most this many values kept). */
+const MAX_REMEMBERED = 2048
+const wordsOf = new Map<string, string[]>()
+const furnitureOf = new Map<string, boolean>()
+
+function classAndId(element: DomElement): string {
+  const className = attributeOf(element, 'class')
+  const id = attributeOf(element, 'id')
+  return id ? `${className ?? ''} ${id}` : (className ?? '')
+}
+
+function remember<T>(table: Map<string, T>, key: string, value: T): T {
+  if (table.size >= MAX_REMEMBERED) table.clear()
+  table.set(key, value)
+  return value
+}
+
+function splitWords(value: string): string[] {
   if (!value.trim()) return []
   return value
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
+}
+
+/**
+ * The words of an element's class and id: split at anything that is not a
+ * letter or digit and at camelCase humps, lower-cased
+ * ("relatedPosts share_bar" gives related, posts, share, bar). The array is
+ * shared between calls: read it, do not change it.
+ */
+export function attributeWords(element: DomElement): readonly string[] {
+  return classWords(classAndId(element))
+}
+
+/** The words of a class and id read already (`${class} ${id}`), as attributeWords splits them. */
+export function classWords(value: string): readonly string[] {
+  return wordsOf.get(value) ?? remember(wordsOf, value, splitWords(value))
 }
 
 /**
@@ -45,6 +71,8 @@ export function isBoilerplateWord(word: string): boolean {
 
 /** Whether an element's class or id names page furniture (see WORDS). */
 export function namesBoilerplate(element: DomElement): boolean {
-  for (const word of attributeWords(element)) if (isBoilerplateWord(word)) return true
-  return false
+  const value = classAndId(element)
+  const known = furnitureOf.get(value)
+  if (known !== undefined) return known
+  return remember(furnitureOf, value, attributeWords(element).some(isBoilerplateWord))
 }

@@ -1,5 +1,7 @@
+import { cleanCandidate } from './container-candidate.js'
 import type { DomElement } from './dom.js'
-import { MIN_ITEMS, listItems } from './list-items.js'
+import { MIN_ITEMS, MIN_ITEM_CHARS, listItems } from './list-items.js'
+import { SENTENCE_END } from './prune-content.js'
 import { type TextBlock, textBlocks } from './text-blocks.js'
 
 /** Two main-content candidates, by different methods, and what is known of each. */
@@ -79,4 +81,46 @@ export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'name
     if (itemsHolding(items, extra) >= MIN_ITEMS) return longerName
   }
   return shorterName
+}
+
+/** The chosen candidate is a fragment of the page's list when the list, cleaned, is this many times longer. */
+const FRAGMENT = 1.5
+
+/** Text to read rather than a teaser's headline: long enough, ending a sentence, mostly outside links. */
+function isProse(block: TextBlock): boolean {
+  return block.text.length >= MIN_ITEM_CHARS && block.linkChars * 2 < block.text.length && SENTENCE_END.test(block.text)
+}
+
+/**
+ * The page's list (listCandidate), cleaned, when the chosen candidate is a
+ * fragment of it: CONTAINED of the chosen text is in the list, the list's
+ * text is at least FRAGMENT times the chosen one's, and what the list adds
+ * is mostly outside links and includes prose in at least two of its items
+ * (not the headlines, bylines and dates of teasers: a news item among links
+ * to other news, an article in a column of links to more).
+ * Readability, or the markup's container, kept one item (or a few) of a
+ * page of many (a thread, answers, results, reviews): every item is kept,
+ * and the chrome around the list still dropped. A chosen candidate
+ * elsewhere on the page (an article above a list of comments or teasers) is
+ * not in the list, and stays.
+ */
+export function widenToList(chosen: DomElement, list: DomElement | undefined): DomElement | undefined {
+  if (!list) return undefined
+  const chosenBlocks = textBlocks(chosen)
+  const chosenLength = length(chosenBlocks)
+  if (chosenLength === 0 || (list.textContent ?? '').length < FRAGMENT * chosenLength) return undefined
+  cleanCandidate(list)
+  const listBlocks = textBlocks(list)
+  if (length(listBlocks) < FRAGMENT * chosenLength) return undefined
+  const listRuns = new Set(listBlocks.map((block) => block.text))
+  if (sharedShare(chosenBlocks, listRuns, listBlocks.map((block) => block.text).join('\n')) < CONTAINED) return undefined
+  const chosenRuns = new Set(chosenBlocks.map((block) => block.text))
+  const chosenText = chosenBlocks.map((block) => block.text).join('\n')
+  const extra = listBlocks.filter((block) => !isShared(block, chosenRuns, chosenText))
+  let linkChars = 0
+  for (const block of extra) linkChars += block.linkChars
+  if (linkChars * 2 >= length(extra)) return undefined
+  const items = new Set<DomElement>()
+  for (let child = list.firstChild; child; child = child.nextSibling) if (child.nodeType === 1) items.add(child as DomElement)
+  return itemsHolding(items, extra.filter(isProse)) >= MIN_ITEMS - 1 ? list : undefined
 }

@@ -1,8 +1,9 @@
-import { attributeWords, namesBoilerplate } from './boilerplate-words.js'
+import { classWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
-import { removeUnseen } from './dom-clean.js'
-import { attributeOf, descendants } from './dom-walk.js'
-import { pruneContent, trimLeadingLabels } from './prune-content.js'
+import { unseen } from './dom-clean.js'
+import { attributeOf, descendants, textReaches } from './dom-walk.js'
+import { MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
+import { DEFAULT_RULES, pruneContent, trimLeadingLabels } from './prune-content.js'
 
 /**
  * The second main-content candidate, found by a different method from
@@ -20,12 +21,15 @@ import { pruneContent, trimLeadingLabels } from './prune-content.js'
 const ARTICLE_WORDS = new Set(['article', 'post', 'entry', 'story', 'blog', 'news', 'single', 'page', 'main', 'art', 'item', 'node', 'body'])
 const BODY_WORDS = new Set(['body', 'content', 'text', 'copy', 'entry', 'inner', 'main', 'detail', 'details', 'fulltext'])
 const ALONE_WORDS = new Set(['story', 'post', 'entry', 'article', 'hentry', 'fulltext', 'storycontent', 'postcontent', 'articlecontent', 'articlebody', 'entrycontent', 'postbody', 'storybody', 'bodytext', 'articletext', 'posttext'])
+const BODY_HINT = /body|content|text|copy|entry|inner|main|detail/
 const MAIN_WORDS = new Set(['content', 'main', 'maincontent', 'primary'])
 
-/** "article-body", "article__body", "articleBody" and "articlebody" all give article+body. */
-function isArticleBodyName(element: DomElement): boolean {
-  if (attributeOf(element, 'itemprop')?.toLowerCase() === 'articlebody') return true
-  const words = attributeWords(element)
+/** "article-body", "article__body", "articleBody" and "articlebody" all give article+body (`names`: the class and id). */
+function isArticleBodyName(itemprop: string | null, names: string): boolean {
+  if (itemprop?.toLowerCase() === 'articlebody') return true
+  // every name this matches holds a body word (the long article words alone among them)
+  if (!BODY_HINT.test(names.toLowerCase())) return false
+  const words = classWords(names)
   for (let index = 0; index + 1 < words.length; index++) {
     if (ARTICLE_WORDS.has(words[index]!) && BODY_WORDS.has(words[index + 1]!) && words[index] !== words[index + 1]) return true
   }
@@ -33,29 +37,40 @@ function isArticleBodyName(element: DomElement): boolean {
   return false
 }
 
-function classTokens(element: DomElement): string[] {
-  return `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`.toLowerCase().split(/\s+/).filter(Boolean)
-}
-
-function isArticleAlone(element: DomElement): boolean {
-  if (attributeOf(element, 'role') === 'article') return true
-  for (const token of classTokens(element)) if (ALONE_WORDS.has(token.replace(/[-_]/g, ''))) return true
+/** Whether a class or id token, without its dashes and underscores, is one of `words`. */
+function hasToken(names: string, words: ReadonlySet<string>): boolean {
+  for (const token of names.toLowerCase().split(/\s+/)) if (token && words.has(token.replace(/[-_]/g, ''))) return true
   return false
 }
 
-function isMainArea(element: DomElement): boolean {
-  if (element.localName === 'main' || attributeOf(element, 'role') === 'main') return true
-  for (const token of classTokens(element)) if (MAIN_WORDS.has(token.replace(/[-_]/g, ''))) return true
-  return false
+/**
+ * The tier (0 to 3, above) an element's names put it in, or -1; its
+ * attributes read once, and each combination of tag and names decided once
+ * per page (`known`: pages repeat a few class names on many elements).
+ */
+function tierOf(element: DomElement, known: Map<string, number>): number {
+  const name = element.localName
+  const itemprop = attributeOf(element, 'itemprop')
+  const role = attributeOf(element, 'role')
+  const names = `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`
+  if (name !== 'article' && name !== 'main' && !NAME_HINT.test(`${names} ${itemprop ?? ''} ${role ?? ''}`)) return -1
+  const key = `${name}\n${names}\n${itemprop ?? '\u0000'}\n${role ?? '\u0000'}`
+  let tier = known.get(key)
+  if (tier === undefined) known.set(key, (tier = decideTier(name, itemprop, role, names)))
+  return tier
 }
 
-function textLength(element: DomElement): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
+function decideTier(name: string, itemprop: string | null, role: string | null, names: string): number {
+  if (isArticleBodyName(itemprop, names)) return 0
+  if (name === 'article') return 1
+  if (role === 'article' || hasToken(names, ALONE_WORDS)) return 2
+  if (name === 'main' || role === 'main' || hasToken(names, MAIN_WORDS)) return 3
+  return -1
 }
 
 const CONTAINER_TAGS = new Set(['article', 'div', 'section', 'main', 'td'])
 
-function isContainerTag(element: DomElement): boolean {
+export function isContainerTag(element: DomElement): boolean {
   return CONTAINER_TAGS.has(element.localName) || element.hasAttribute('itemprop') || element.hasAttribute('role')
 }
 
@@ -67,12 +82,13 @@ const MIN_CONTAINER_CHARS = 250
 
 /** Page chrome that can sit inside an article container. */
 const CHROME = ['nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea', 'header']
-/** Class words without digits (post-1806 and the like name one item, not a kind of item). */
-function kindOf(element: DomElement): string {
-  const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
-  return `${element.localName}.${words.sort().join('.')}`
-}
+const hiddenOrChrome = unseen(CHROME)
 
+/** Cleans a copy of part of the page as the candidates are cleaned: hidden elements and chrome out, then pruneContent and trimLeadingLabels. */
+export function cleanCandidate(copy: DomElement) {
+  pruneContent(copy, DEFAULT_RULES, hiddenOrChrome)
+  trimLeadingLabels(copy)
+}
 function sharesClassWord(one: DomElement, other: DomElement): boolean {
   const words = new Set((attributeOf(one, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word)))
   const others = (attributeOf(other, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
@@ -80,10 +96,6 @@ function sharesClassWord(one: DomElement, other: DomElement): boolean {
   return others.some((word) => words.has(word))
 }
 
-/** An item of a list has at least this much text. */
-const MIN_ITEM_CHARS = 40
-/** An item holding its own heading and this much text is a whole article: a list of them is one article and those a page appends after it. */
-const ARTICLE_ITEM_CHARS = 1500
 /** How many levels above the named element are searched for the repeated item. */
 const ITEM_LEVELS = 3
 
@@ -111,7 +123,7 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
     for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
       if (sibling === item || sibling.nodeType !== ELEMENT_NODE) continue
       const other = sibling as DomElement
-      if (other.localName === item.localName && sharesClassWord(item, other) && textLength(other) >= MIN_ITEM_CHARS) similar++
+      if (other.localName === item.localName && sharesClassWord(item, other) && textReaches(other, MIN_ITEM_CHARS)) similar++
     }
     if (similar >= 2) return isArticleRun(parent, item) ? undefined : parent
     item = parent
@@ -122,7 +134,7 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
   const alike = containers.filter(
     (other) =>
       other !== element && other.localName === element.localName && (attributeOf(other, 'class') ?? '').toLowerCase().includes(firstWord) &&
-      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textLength(other) >= MIN_ITEM_CHARS,
+      kindOf(other) === kind && !contains(other, element) && !contains(element, other) && textReaches(other, MIN_ITEM_CHARS),
   )
   if (alike.length < 2) return undefined
   let common: DomNode | null = element.parentNode
@@ -131,54 +143,36 @@ function listAround(element: DomElement, containers: DomElement[]): DomElement |
   return common as DomElement
 }
 
-function isArticleRun(parent: DomElement, item: DomElement): boolean {
-  let articles = 0
-  let items = 0
-  for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
-    if (sibling.nodeType !== ELEMENT_NODE || (sibling as DomElement).localName !== item.localName) continue
-    items++
-    const other = sibling as DomElement
-    if (textLength(other) >= ARTICLE_ITEM_CHARS && other.querySelector('h1, h2, h3')) articles++
-  }
-  return articles >= 2 && articles * 2 >= items
-}
-
 /** At most this many named containers are tried (each is copied and cleaned), and this many searched for the list they are an item of. */
 const MAX_TRIES = 4
 const MAX_WIDENINGS = 8
 
 /**
  * A cleaned copy of the element the markup names as the article, or
- * undefined: the document itself is left as it was, for readability. The
- * candidates are collected in one pass; each tier's elements are tried in
+ * undefined: the document itself is left as it was, for readability.
+ * `containers` are the body's elements that isContainerTag accepts, in
+ * document order, when the caller has them. The candidates are collected in one pass; each tier's elements are tried in
  * order until a cleaned copy keeps enough text.
  */
-export function containerCandidate(body: DomElement): DomElement | undefined {
+export function containerCandidate(body: DomElement, containers = descendants(body, isContainerTag)): DomElement | undefined {
   const tiers: DomElement[][] = [[], [], [], []]
-  const containers = descendants(body, isContainerTag)
+  const known = new Map<string, number>()
   for (const element of containers) {
-    const named = element.localName === 'article' || element.localName === 'main' || NAME_HINT.test(`${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''} ${attributeOf(element, 'itemprop') ?? ''} ${attributeOf(element, 'role') ?? ''}`)
-    if (!named) continue
-    if (isArticleBodyName(element)) tiers[0]!.push(element)
-    else if (element.localName === 'article') tiers[1]!.push(element)
-    else if (isArticleAlone(element)) tiers[2]!.push(element)
-    else if (isMainArea(element)) tiers[3]!.push(element)
+    const tier = tierOf(element, known)
+    if (tier >= 0) tiers[tier]!.push(element)
   }
   let tries = 0
   let widenings = 0
   for (const tier of tiers) {
     for (const element of tier) {
-      const length = textLength(element)
-      if (length < MIN_ITEM_CHARS) continue
+      if (!textReaches(element, MIN_ITEM_CHARS)) continue
       // A short post can be one of a thread whose posts together are long enough.
       const container = widenings++ < MAX_WIDENINGS ? (listAround(element, containers) ?? element) : element
-      if (container === element && length < MIN_CONTAINER_CHARS) continue
+      if (container === element && !textReaches(element, MIN_CONTAINER_CHARS)) continue
       if (++tries > MAX_TRIES) return undefined
       const copy = (container as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
-      removeUnseen(copy, CHROME)
-      pruneContent(copy)
-      trimLeadingLabels(copy)
-      if (textLength(copy) < MIN_CONTAINER_CHARS) continue
+      cleanCandidate(copy)
+      if (!textReaches(copy, MIN_CONTAINER_CHARS)) continue
       // The article runs on past the element (markup that closed it early): the name does not delimit it.
       if (runsOnAfter(container, body)) return undefined
       return copy
@@ -200,48 +194,51 @@ const RUN_ON_PARAGRAPHS = 2
  * Whether prose paragraphs follow the container, within its grandparent (or
  * the body), outside page chrome, furniture, other articles and other
  * elements of the container's kind (the next post, a teaser): the page's
- * markup closed the container before the article ended.
+ * markup closed the container before the article ended. One walk of the
+ * scope in document order, the container's subtree skipped; whether an
+ * element is shut off is decided once for each.
  */
 function runsOnAfter(container: DomElement, body: DomElement): boolean {
   let scope: DomElement = container
   for (let level = 0; level < 2 && scope.parentNode && scope !== body; level++) scope = scope.parentNode as DomElement
+  if (scope === container) return false
   const kind = kindOf(container)
+  const shut = new Map<DomNode, boolean>([[scope, false]])
+  // Whether an element below the scope is, or is inside, one of those: up to the nearest element decided before.
+  const isShut = (element: DomElement): boolean => {
+    const chain: DomElement[] = []
+    let node: DomElement = element
+    let known = shut.get(node)
+    while (known === undefined) {
+      if (node.localName === 'article' || kindOf(node) === kind || SHUT.has(node.localName) || namesBoilerplate(node)) known = true
+      else {
+        chain.push(node)
+        node = node.parentNode as DomElement
+        known = shut.get(node)
+        continue
+      }
+      shut.set(node, true)
+    }
+    for (const open of chain) shut.set(open, known)
+    return known
+  }
   let prose = 0
   let after = false
-  for (const paragraph of descendants(scope, (element) => element.localName === 'p')) {
-    if (!after) {
-      if (contains(container, paragraph)) continue
-      // document order: a paragraph before the container is not after it
-      if (!follows(paragraph, container)) continue
-      after = true
-    }
-    if (contains(container, paragraph) || !isProse(paragraph)) continue
-    let outside = true
-    for (let node = paragraph.parentNode as DomElement | null; node && node !== scope; node = node.parentNode as DomElement | null) {
-      if (node.localName === 'article' || kindOf(node) === kind || SHUT.has(node.localName) || namesBoilerplate(node)) {
-        outside = false
-        break
+  let node: DomNode | null = scope.firstChild
+  while (node) {
+    if (node === container) after = true
+    else if (node.nodeType === ELEMENT_NODE) {
+      const element = node as DomElement
+      if (after && element.localName === 'p' && isProse(element) && !isShut(element.parentNode as DomElement) && ++prose >= RUN_ON_PARAGRAPHS) return true
+      if (node.firstChild) {
+        node = node.firstChild
+        continue
       }
     }
-    if (outside && ++prose >= RUN_ON_PARAGRAPHS) return true
+    while (node && node !== scope && !node.nextSibling) node = node.parentNode
+    node = node && node !== scope ? node.nextSibling : null
   }
   return false
 }
 
 const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])
-
-/** Whether `node` comes after `reference` (and not inside it) in document order. */
-function follows(node: DomNode, reference: DomNode): boolean {
-  const path = (start: DomNode) => {
-    const nodes: DomNode[] = []
-    for (let current: DomNode | null = start; current; current = current.parentNode) nodes.unshift(current)
-    return nodes
-  }
-  const one = path(node)
-  const other = path(reference)
-  let depth = 0
-  while (depth < one.length && depth < other.length && one[depth] === other[depth]) depth++
-  if (depth === other.length || depth === one.length) return false
-  for (let sibling = other[depth]!.nextSibling; sibling; sibling = sibling.nextSibling) if (sibling === one[depth]) return true
-  return false
-}

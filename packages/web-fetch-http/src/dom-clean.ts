@@ -10,8 +10,13 @@ export function isHidden(element: DomElement): boolean {
 
 const NEVER_SHOWN = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas']
 
+/** Whether an element is a script, style, embedded object or hidden, or has one of the further `tags`. */
+export function unseen(tags: readonly string[] = []): (element: DomElement) => boolean {
+  const names = new Set([...NEVER_SHOWN, ...tags])
+  return (element) => names.has(element.localName) || isHidden(element)
+}
+
 /** Removes scripts, styles, embedded objects and hidden elements below `root`, and elements of any further `tags`. */
 export function removeUnseen(root: DomElement, tags: readonly string[] = []) {
-  const names = new Set([...NEVER_SHOWN, ...tags])
-  for (const element of descendants(root, (child) => names.has(child.localName) || isHidden(child))) element.remove()
+  for (const element of descendants(root, unseen(tags))) element.remove()
 }

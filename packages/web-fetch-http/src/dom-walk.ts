@@ -51,53 +51,106 @@ export function countDescendants(root: DomNode, names: ReadonlySet<string>, limi
   return count
 }
 
-/** An element's text length (a run of white space counts one character, white space alone none), and how much of it, and how many links, are inside links. */
+/**
+ * An element's text measures: `chars`, its text length with each text
+ * node's runs of white space counted one character (white space alone
+ * none); how much of that, and how many links, are inside links; and
+ * `length`, exactly `textContent.replace(/\s+/g, ' ').trim().length`.
+ */
 export interface TextMeasure {
   chars: number
   linkChars: number
   links: number
+  length: number
+}
+
+/** A measure being summed: the collapsed text's length and whether it starts and ends with white space. */
+interface OpenMeasure extends TextMeasure {
+  collapsed: number
+  startsBlank: boolean
+  endsBlank: boolean
+}
+
+const CDATA_SECTION_NODE = 4
+
+/** Appends a collapsed text (its length, and whether it starts and ends blank) to `measure`, merging the white space where they meet. */
+function append(measure: OpenMeasure, collapsed: number, startsBlank: boolean, endsBlank: boolean) {
+  if (collapsed === 0) return
+  if (measure.collapsed === 0) {
+    measure.collapsed = collapsed
+    measure.startsBlank = startsBlank
+  } else measure.collapsed += collapsed - (measure.endsBlank && startsBlank ? 1 : 0)
+  measure.endsBlank = endsBlank
+}
+
+function opened(links: number): OpenMeasure {
+  return { chars: 0, linkChars: 0, links, length: 0, collapsed: 0, startsBlank: false, endsBlank: false }
 }
 
 /**
  * The text measures of every element below `root` (and of `root`), in one
  * walk: each text node's length is added to all its open ancestors when the
  * walk leaves them, so that the clean-ups need not read textContent of every
- * candidate block (quadratic on deep trees).
+ * candidate block (quadratic on deep trees). `enter` sees every element
+ * below `root` in document order; an element it returns false for is left
+ * out, with all it holds, as if it were not in the tree.
  */
-export function measureText(root: DomElement): Map<DomElement, TextMeasure> {
+export function measureText(root: DomElement, enter?: (element: DomElement) => boolean | void): Map<DomElement, TextMeasure> {
   const measures = new Map<DomElement, TextMeasure>()
-  const open: { element: DomElement; measure: TextMeasure }[] = [{ element: root, measure: { chars: 0, linkChars: 0, links: 0 } }]
+  // the open elements and their measures, root first
+  const elements: DomElement[] = [root]
+  const open: OpenMeasure[] = [opened(0)]
   let linkDepth = 0
   let node: DomNode | null = root.firstChild
   const close = () => {
-    const { element, measure } = open.pop()!
+    const element = elements.pop()!
+    const measure = open.pop()!
+    measure.length = Math.max(0, measure.collapsed - (measure.startsBlank ? 1 : 0) - (measure.endsBlank ? 1 : 0))
     measures.set(element, measure)
     if (element.localName === 'a') linkDepth--
-    const parent = open.at(-1)
-    if (parent) {
-      parent.measure.chars += measure.chars
-      parent.measure.linkChars += measure.linkChars
-      parent.measure.links += measure.links
+    if (open.length) {
+      const parent = open[open.length - 1]!
+      parent.chars += measure.chars
+      parent.linkChars += measure.linkChars
+      parent.links += measure.links
+      append(parent, measure.collapsed, measure.startsBlank, measure.endsBlank)
     }
   }
   while (node) {
-    if (node.nodeType === ELEMENT_NODE) {
+    const type = node.nodeType
+    if (type === ELEMENT_NODE) {
       const element = node as DomElement
+      if (enter?.(element) === false) {
+        while (node && node !== root && !node.nextSibling) {
+          node = node.parentNode
+          if (node && node !== root) close()
+        }
+        node = node && node !== root ? node.nextSibling : null
+        continue
+      }
       const isLink = element.localName === 'a'
-      open.push({ element, measure: { chars: 0, linkChars: 0, links: isLink ? 1 : 0 } })
+      elements.push(element)
+      open.push(opened(isLink ? 1 : 0))
       if (isLink) linkDepth++
       if (node.firstChild) {
         node = node.firstChild
         continue
       }
       close()
-    } else if (node.nodeType === TEXT_NODE) {
-      // white space alone counts nothing (an element holding only that is empty)
-      const collapsed = (node.textContent ?? '').replace(/\s+/g, ' ')
-      const length = collapsed === ' ' ? 0 : collapsed.length
-      const measure = open.at(-1)!.measure
-      measure.chars += length
-      if (linkDepth) measure.linkChars += length
+    } else if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
+      const value = node.textContent ?? ''
+      if (value) {
+        const collapsed = WHITE_RUNS.test(value) ? value.replace(WHITE_SPACE, ' ') : value
+        const measure = open[open.length - 1]!
+        const startsBlank = collapsed.charCodeAt(0) === 32
+        append(measure, collapsed.length, startsBlank, collapsed.charCodeAt(collapsed.length - 1) === 32)
+        if (type === TEXT_NODE) {
+          // white space alone counts nothing (an element holding only that is empty)
+          const length = collapsed.length === 1 && startsBlank ? 0 : collapsed.length
+          measure.chars += length
+          if (linkDepth) measure.linkChars += length
+        }
+      }
     }
     while (node && node !== root && !node.nextSibling) {
       node = node.parentNode
@@ -108,6 +161,46 @@ export function measureText(root: DomElement): Map<DomElement, TextMeasure> {
   while (open.length) close()
   return measures
 }
+
+/**
+ * Whether an element's text is at least `threshold` characters long, as
+ * TextMeasure's `length` counts: its text is read in document order only
+ * until that is certain (collapsing never shortens what follows), so that a
+ * long article costs what its first lines cost.
+ */
+export function textReaches(element: DomElement, threshold: number): boolean {
+  let collapsed = 0
+  let startsBlank = false
+  let endsBlank = false
+  let node: DomNode | null = element.firstChild
+  while (node) {
+    const type = node.nodeType
+    if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
+      const value = node.textContent ?? ''
+      if (value) {
+        const text = WHITE_RUNS.test(value) ? value.replace(WHITE_SPACE, ' ') : value
+        const first = text.charCodeAt(0) === 32
+        if (collapsed === 0) {
+          collapsed = text.length
+          startsBlank = first
+        } else collapsed += text.length - (endsBlank && first ? 1 : 0)
+        endsBlank = text.charCodeAt(text.length - 1) === 32
+        // at worst a leading and a trailing blank are trimmed
+        if (collapsed - (startsBlank ? 1 : 0) - 1 >= threshold) return true
+      }
+    } else if (type === ELEMENT_NODE && node.firstChild) {
+      node = node.firstChild
+      continue
+    }
+    while (node && node !== element && !node.nextSibling) node = node.parentNode
+    node = node && node !== element ? node.nextSibling : null
+  }
+  return Math.max(0, collapsed - (startsBlank ? 1 : 0) - (endsBlank ? 1 : 0)) >= threshold
+}
+
+/** White space other than a lone space (what collapsing changes). */
+const WHITE_RUNS = /\s\s|[^\S ]/
+const WHITE_SPACE = /\s+/g
 
 /**
  * An attribute's value, or null. Through getAttributeNode, standard DOM:

@@ -3,8 +3,8 @@ import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from '
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 import { MAX_DEPTH, boundTree } from './flatten-deep.js'
 import { type HtmlParser, htmlParser } from './parse-html.js'
-import { chooseCandidate } from './choose-candidate.js'
-import { containerCandidate } from './container-candidate.js'
+import { chooseCandidate, widenToList } from './choose-candidate.js'
+import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -285,7 +285,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let metadata = pageMetadata
   if (input.extract === 'main') {
     const headline = readHeadline(document, pageMetadata)
-    const second = document.body ? containerCandidate(document.body) : undefined
+    const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
     try {
@@ -299,8 +299,9 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       pruneContent(content)
       trimLeadingLabels(content)
       const named = second && chooseCandidate({ scored: content, named: second }) === 'named'
-      root = named ? second : content
-      extractor = named ? `markup-container+${parser.name}` : `readability@${READABILITY_VERSION}+${parser.name}`
+      const widened = widenToList(named ? second : content, list)
+      root = widened ?? (named ? second : content)
+      extractor = widened ? `markup-list+${parser.name}` : named ? `markup-container+${parser.name}` : `readability@${READABILITY_VERSION}+${parser.name}`
       metadata = {
         ...pageMetadata,
         title: pick(headline, article.title, pageMetadata.title),

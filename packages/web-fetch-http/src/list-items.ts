@@ -1,19 +1,16 @@
 import type { DomElement } from './dom.js'
-import { attributeOf, countDescendants } from './dom-walk.js'
+import { type TextMeasure, attributeOf, countDescendants, hasDescendant, measureText, textReaches } from './dom-walk.js'
 
 /** Items of a list have at least this much text each, and there are at least MIN_ITEMS of them. */
-const MIN_ITEM_CHARS = 40
+export const MIN_ITEM_CHARS = 40
 export const MIN_ITEMS = 3
 /** A list page's items hold at least this share of its text. */
-const LIST_SHARE = 0.5
-const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
-const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
+export const LIST_SHARE = 0.5
+export const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
+export const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
 
-function textLength(element: DomElement): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
-}
-
-function kindOf(element: DomElement): string {
+/** An item's kind: its tag and its class words without digits (post-1806 and the like name one item, not a kind of item). */
+export function kindOf(element: DomElement): string {
   const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
   return `${element.localName}.${words.sort().join('.')}`
 }
@@ -23,9 +20,11 @@ function kindOf(element: DomElement): string {
  * results, reviews): at least MIN_ITEMS sibling containers of the same tag
  * and class words, each with text and more than one block inside, holding
  * LIST_SHARE of the text between them. Only the path of elements that hold
- * LIST_SHARE of the text is searched.
+ * LIST_SHARE of the text is searched. `measures` are measureText(root)'s,
+ * when the caller has them.
  */
-export function listItems(root: DomElement): Set<DomElement> | undefined {
+export function listItems(root: DomElement, measures: Map<DomElement, TextMeasure> = measureText(root)): Set<DomElement> | undefined {
+  const textLength = (element: DomElement) => measures.get(element)!.length
   const total = Math.max(1, textLength(root))
   let level: DomElement[] = [root]
   while (level.length) {
@@ -50,3 +49,20 @@ export function listItems(root: DomElement): Set<DomElement> | undefined {
   return undefined
 }
 
+
+/** An item holding its own heading and this much text is a whole article: a list of them is one article and those a page appends after it. */
+const ARTICLE_ITEM_CHARS = 1500
+const HEADINGS = new Set(['h1', 'h2', 'h3'])
+
+/** Whether the `item`s of `parent` (its children of item's tag) are mostly whole articles (at least two). */
+export function isArticleRun(parent: DomElement, item: DomElement): boolean {
+  let articles = 0
+  let items = 0
+  for (let sibling = parent.firstChild; sibling; sibling = sibling.nextSibling) {
+    if (sibling.nodeType !== 1 || (sibling as DomElement).localName !== item.localName) continue
+    items++
+    const other = sibling as DomElement
+    if (textReaches(other, ARTICLE_ITEM_CHARS) && hasDescendant(other, HEADINGS)) articles++
+  }
+  return articles >= 2 && articles * 2 >= items
+}

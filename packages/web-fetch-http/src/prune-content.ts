@@ -27,10 +27,6 @@ export interface PruneRules {
  */
 export const DEFAULT_RULES: PruneRules = { furniture: true, captions: true, linkLists: true, empty: true, leading: true }
 
-function textLength(element: DomElement): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
-}
-
 /** Block containers that may be furniture (never inline elements: a linked name in a sentence can have an id like "auto-tag_…"). */
 const FURNITURE_TAGS = new Set(['div', 'section', 'aside', 'article', 'ul', 'ol', 'li', 'dl', 'figure', 'footer', 'header', 'nav', 'form', 'table', 'p'])
 const LINK_LIST_TAGS = new Set(['ul', 'ol', 'div', 'section', 'table', 'p'])
@@ -55,43 +51,94 @@ function hasParagraphPair(element: DomElement): boolean {
   return false
 }
 
-/** After readability, on the content it chose. */
-export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES) {
+/** More removals than this in one call: measuring the tree again costs less than correcting every ancestor's measure. */
+const MAX_CORRECTIONS = 64
+
+/**
+ * After readability, on the content it chose; first, when `unseen` is
+ * given, what it names is removed (dom-clean.ts), in the same walk as the
+ * measuring. The text is measured once
+ * (measureText): what a step removes is taken off the measures of the
+ * elements that held it as it goes, which changes none that the step has
+ * still to decide on (those come after it in document order, so they are
+ * not its ancestors). A step's decisions are those it would make on a tree
+ * measured afresh.
+ */
+export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES, unseen?: (element: DomElement) => boolean) {
+  const furniture: DomElement[] = []
+  const captions: DomElement[] = []
+  const hidden: DomElement[] = []
+  const linkLists: DomElement[] = []
+  const empty: DomElement[] = []
+  // An element inside a part removed before its step is out of the tree: what is decided for it changes nothing.
+  let measures = measureText(root, (element) => {
+    if (unseen?.(element)) {
+      hidden.push(element)
+      return false
+    }
+    const name = element.localName
+    if (rules.furniture && FURNITURE_TAGS.has(name)) furniture.push(element)
+    if (rules.captions && isCaption(element)) captions.push(element)
+    if (rules.linkLists && LINK_LIST_TAGS.has(name)) linkLists.push(element)
+    if (rules.empty && EMPTY_TAGS.has(name)) empty.push(element)
+  })
+  for (const element of hidden) element.remove()
+  let corrections = 0
+  const remove = (element: DomElement) => {
+    const removed = measures.get(element)
+    // (an element not measured is outside the tree: in a part removed before the tree was last measured)
+    if (++corrections <= MAX_CORRECTIONS && removed) {
+      const { chars, linkChars, links } = removed
+      // up to root, or to the top of a part removed before (outside the tree)
+      for (let node = element.parentNode; node; node = node === root ? null : node.parentNode) {
+        const measure = measures.get(node as DomElement)
+        if (!measure) break
+        measure.chars -= chars
+        measure.linkChars -= linkChars
+        measure.links -= links
+      }
+    }
+    element.remove()
+  }
+  const settle = () => {
+    if (corrections > MAX_CORRECTIONS) measures = measureText(root)
+    corrections = 0
+  }
   if (rules.furniture) {
-    const total = Math.max(1, textLength(root))
-    for (const element of descendants(root, (child) => FURNITURE_TAGS.has(child.localName))) {
+    const total = Math.max(1, measures.get(root)!.length)
+    for (const element of furniture) {
       if (!namesBoilerplate(element)) continue
-      if (textLength(element) > 0.3 * total) continue
-      element.remove()
+      if (measures.get(element)!.length > 0.3 * total) continue
+      remove(element)
     }
   }
-  if (rules.captions) {
-    for (const element of descendants(root, isCaption)) {
-      if (hasParagraphPair(element)) continue
-      element.remove()
-    }
+  for (const element of captions) {
+    if (hasParagraphPair(element)) continue
+    remove(element)
   }
+  settle()
   if (rules.linkLists) {
-    const measures = measureText(root)
     const total = Math.max(1, measures.get(root)!.chars)
-    for (const element of descendants(root, (child) => LINK_LIST_TAGS.has(child.localName))) {
-      const { chars, linkChars, links } = measures.get(element)!
+    for (const element of linkLists) {
+      const measure = measures.get(element)
+      if (!measure) continue
+      const { chars, linkChars, links } = measure
       if (chars === 0 || chars > 0.3 * total) continue
       if (links < (element.localName === 'p' ? 1 : 2)) continue
-      if (linkChars / chars > (element.localName === 'p' ? 0.95 : 0.75)) element.remove()
+      if (linkChars / chars > (element.localName === 'p' ? 0.95 : 0.75)) remove(element)
     }
+    settle()
   }
   if (rules.empty) {
-    const measures = measureText(root)
-    for (const element of descendants(root, (child) => EMPTY_TAGS.has(child.localName))) {
-      if (measures.get(element)!.chars === 0 && !hasDescendant(element, NOT_EMPTY)) element.remove()
+    for (const element of empty) {
+      if (measures.get(element)?.chars === 0 && !hasDescendant(element, NOT_EMPTY)) element.remove()
     }
   }
 }
 
 const BLOCK_NAMES = new Set(['p', 'div', 'section', 'article', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'ul', 'ol', 'blockquote', 'pre', 'table', 'figure', 'header', 'footer', 'dl', 'dd', 'dt'])
 /** What ends a sentence, in Latin, CJK, Arabic, Indic and Ethiopic scripts (a closing quote or bracket may follow). */
-const SENTENCE_END = /[.!?:;…。！？．｡؟۔।॥።][\s"'”’»)\]」』》）〕]*$|["”’)\]」』》）〕]\s*$/u
+export const SENTENCE_END = /[.!?:;…。！？．｡؟۔।॥።][\s"'”’»)\]」』》）〕]*$|["”’)\]」』》）〕]\s*$/u
 
 /**
  * Block elements with no block inside, in document order: one walk of the

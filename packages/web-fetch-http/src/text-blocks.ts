@@ -29,50 +29,50 @@ export function textBlocks(root: DomElement): TextBlock[] {
   const containers: DomElement[] = [root]
   let linkDepth = 0
   const flush = () => {
+    if (!text) return
     const trimmed = text.replace(/\s+/g, ' ').trim()
     if (trimmed) blocks.push({ text: trimmed, linkChars: Math.min(linkChars, trimmed.length), element: containers.at(-1)! })
     text = ''
     linkChars = 0
   }
-  // An explicit stack of (node, entered) so that deep trees cannot overflow.
-  const stack: { node: DomNode; leaving: boolean }[] = []
-  pushChildren(stack, root)
-  while (stack.length) {
-    const { node, leaving } = stack.pop()!
-    if (node.nodeType === TEXT_NODE) {
+  const leave = (element: DomElement) => {
+    const name = element.localName
+    if (name === 'a') linkDepth--
+    if (BREAKS.has(name)) {
+      flush()
+      if (containers[containers.length - 1] === element) containers.pop()
+    }
+  }
+  // firstChild and nextSibling, no recursion: deep trees cannot overflow.
+  let node: DomNode | null = root.firstChild
+  while (node) {
+    const type = node.nodeType
+    if (type === TEXT_NODE) {
       const value = node.textContent ?? ''
       text += value
       if (linkDepth) linkChars += value.replace(/\s+/g, ' ').length
-      continue
-    }
-    if (node.nodeType !== ELEMENT_NODE) continue
-    const element = node as DomElement
-    const name = element.localName
-    if (leaving) {
-      if (name === 'a') linkDepth--
-      if (BREAKS.has(name)) {
-        flush()
-        if (containers.at(-1) === element) containers.pop()
+    } else if (type === ELEMENT_NODE) {
+      const element = node as DomElement
+      const name = element.localName
+      if (!SKIP.has(name)) {
+        if (BREAKS.has(name)) {
+          flush()
+          if (name !== 'br' && name !== 'hr') containers.push(element)
+        }
+        if (name === 'a') linkDepth++
+        if (node.firstChild) {
+          node = node.firstChild
+          continue
+        }
+        leave(element)
       }
-      continue
     }
-    if (SKIP.has(name)) continue
-    if (BREAKS.has(name)) {
-      flush()
-      if (name !== 'br' && name !== 'hr') containers.push(element)
+    while (node && node !== root && !node.nextSibling) {
+      node = node.parentNode
+      if (node && node !== root) leave(node as DomElement)
     }
-    if (name === 'a') linkDepth++
-    stack.push({ node, leaving: true })
-    pushChildren(stack, element)
+    node = node && node !== root ? node.nextSibling : null
   }
   flush()
   return blocks
-}
-
-/** Pushes the children of `node` so that the first is popped first. */
-function pushChildren(stack: { node: DomNode; leaving: boolean }[], node: DomNode) {
-  const start = stack.length
-  for (let child = node.firstChild; child; child = child.nextSibling) stack.push({ node: child, leaving: false })
-  // reverse the pushed range in place
-  for (let low = start, high = stack.length - 1; low < high; low++, high--) [stack[low], stack[high]] = [stack[high]!, stack[low]!]
 }

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseHTML } from 'linkedom'
-import { chooseCandidate } from '../src/choose-candidate.js'
+import { chooseCandidate, widenToList } from '../src/choose-candidate.js'
 import { containerCandidate } from '../src/container-candidate.js'
 import type { DomElement } from '../src/dom.js'
+import { descendants, measureText, textReaches } from '../src/dom-walk.js'
+import { listCandidate } from '../src/list-candidate.js'
 import { textBlocks } from '../src/text-blocks.js'
 import { toPlainText } from '../src/to-text.js'
 
@@ -89,5 +91,53 @@ describe('choosing between the two candidates', () => {
     const thread = (withAuthor: boolean) => `<div>${['one', 'two', 'three', 'four'].map((name) => post(`member ${name}`, `post ${name}`, withAuthor)).join('')}</div>`
     assert.equal(chooseCandidate({ scored: body(thread(false)), named: body(thread(true)) }), 'named')
     assert.equal(chooseCandidate({ scored: body(thread(true)), named: body(thread(false)) }), 'scored')
+  })
+})
+
+describe('text measures', () => {
+  it("give every element's textContent length, white space collapsed and trimmed, and textReaches agrees with it", () => {
+    const root = body(`<div> a <b>  b </b>\n<i>\t</i><span></span><p>  </p>c<!-- no -->  <p>d <a href="/x"> e </a></p>   </div><p>\u00a0x\u00a0</p><ul><li> </li><li>one<b> two</b></li></ul>`)
+    const measures = measureText(root)
+    for (const element of [root, ...descendants(root)]) {
+      const expected = (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
+      assert.equal(measures.get(element)!.length, expected, element.outerHTML)
+      assert.ok(textReaches(element, expected), element.outerHTML)
+      assert.ok(!textReaches(element, expected + 1), element.outerHTML)
+    }
+  })
+})
+
+describe('widening a fragment to the page\'s list', () => {
+  const post = (author: string, paragraphs: string[]) => `<div class="msg m-${author.length}"><div class="who">${author} wrote</div><div class="text">${paragraphs.map(sentence).join('')}</div></div>`
+  const board = `<div id="board">${post('ann', ['the question'])}${post('bo', ['a short answer'])}${post('cyd', ['the long answer 1', 'the long answer 2', 'the long answer 3'])}${post('dee', ['thanks'])}</div>`
+
+  it('keeps every item when the chosen candidate is one item of them', () => {
+    const list = listCandidate(body(`<div class="top"><a href="/">Home</a></div>${board}`))
+    const chosen = body(['the long answer 1', 'the long answer 2', 'the long answer 3'].map(sentence).join(''))
+    const wider = widenToList(chosen, list)!
+    assert.match(toPlainText(wider), /ann wrote[\s\S]*the question[\s\S]*bo wrote[\s\S]*long answer 3[\s\S]*thanks/)
+  })
+
+  it('leaves a chosen article that is not in the list (comments, teasers below it), and one that holds most of the list', () => {
+    const page = body(`<article>${ARTICLE}</article>${board}`)
+    assert.equal(widenToList(body(ARTICLE), listCandidate(page)), undefined)
+    const most = ['the question', 'a short answer', 'the long answer 1', 'the long answer 2', 'the long answer 3'].map(sentence).join('')
+    assert.equal(widenToList(body(most), listCandidate(body(board))), undefined)
+  })
+
+  it('leaves a news item among items that are teasers: headlines, bylines and dates add no prose', () => {
+    const teaser = (n: number) => `<div class="item"><h4><a href="/news/${n}">Headline number ${n} of another story elsewhere on the site</a></h4><ul><li>By a staff writer</li><li>20 November 2019</li></ul></div>`
+    const news = `<div class="item"><h4>The story</h4><div>${ARTICLE}</div></div>`
+    const list = listCandidate(body(`<div class="feed">${news}${[1, 2, 3, 4, 5, 6].map(teaser).join('')}</div>`))
+    assert.ok(list)
+    assert.equal(widenToList(body(ARTICLE), list), undefined)
+  })
+
+  it('finds no list in furniture, in chrome, or in a run of whole articles', () => {
+    assert.equal(listCandidate(body(`<div class="comments">${board}</div>`)), undefined)
+    assert.equal(listCandidate(body(`<aside>${board}</aside>`)), undefined)
+    const story = (topic: string) => `<div class="story"><h2>${topic}</h2>${Array.from({ length: 16 }, (_, n) => sentence(`${topic} ${n}`)).join('')}</div>`
+    assert.equal(listCandidate(body(`<div>${story('Budget')}${story('Weather')}${story('Football')}</div>`)), undefined)
+    assert.ok(listCandidate(body(board)))
   })
 })

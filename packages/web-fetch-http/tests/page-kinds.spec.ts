@@ -87,6 +87,18 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['Customers also bought', 'Trekking poles', 'Free delivery', 'Find a store', 'Add to basket', 'Basket (0)', 'Cookie settings', 'Returns'])
     })
 
+    it(`a message board whose posts the markup does not name: every post, not the longest alone (${format})`, async () => {
+      const { text, extractor } = await extract('page-message-board', format)
+      assert.match(extractor, /^markup-list\+/)
+      assertInOrder(text, [
+        'crumbly', '2 May 2024, 08:14', 'they spread flat and collapse in the oven',
+        'levainlou', 'That sounds like overproofing',
+        'oldbaker', 'Flour a finger and press it gently', 'cut the hydration to 70 percent',
+        'crumbly', '3 May 2024, 19:30', 'The fridge did it',
+      ])
+      assertNone(text, ['Log in', 'Join', 'Other threads', 'Rye starter smells of nail varnish', 'Rules', 'Privacy'])
+    })
+
     it(`documentation with navigation: every heading, paragraph, list and code block (${format})`, async () => {
       const { text } = await extract('page-docs-nav', format)
       assertInOrder(text, [
