@@ -21,6 +21,8 @@ export interface PinnedDispatcher {
   address: LookupAddress
   /** True once the agent has been handed out before: its connection may have been closed by the server while idle. */
   reused: boolean
+  /** Ends this use of the agent (it stays kept); call once, when the response is read or abandoned. */
+  release(): void
 }
 
 export interface PinnedTimeouts {
@@ -89,11 +91,19 @@ async function createPinnedAgent(host: string, pinned: LookupAddress, timeouts: 
  * everything that decides where a connection may go and how it is verified:
  * the host, the vetted address and family, the TLS trust and the timeouts. So
  * every fetch is still vetted, and a DNS answer that changes gives a new key
- * and a new connection, never the old socket. At most `maxAgents` are kept:
- * the least recently used is closed (its requests in flight finish first).
+ * and a new connection, never the old socket. At most `maxAgents` are kept
+ * when idle: the least recently used one that no fetch is using is closed
+ * (more are kept only while more fetches than that run at once).
  */
+interface KeptAgent {
+  agent: Promise<Agent>
+  uses: number
+  /** Fetches using it now: an agent in use is never the one evicted. */
+  active: number
+}
+
 export class PinnedAgents {
-  private readonly agents = new Map<string, { agent: Promise<Agent>; uses: number }>()
+  private readonly agents = new Map<string, KeptAgent>()
   private readonly contexts = new WeakMap<SecureContext, number>()
   private nextContext = 1
   private closed = false
@@ -110,16 +120,37 @@ export class PinnedAgents {
     const key = JSON.stringify([bare(host), pinned.address, pinned.family, context, timeouts.connectMs, timeouts.headersMs, timeouts.bodyMs])
     let entry = this.agents.get(key)
     if (entry) this.agents.delete(key)
-    else entry = { agent: createPinnedAgent(host, pinned, timeouts, secureContext), uses: 0 }
+    else entry = { agent: createPinnedAgent(host, pinned, timeouts, secureContext), uses: 0, active: 0 }
     // Last in the map is the most recently used.
     this.agents.set(key, entry)
-    while (this.agents.size > this.maxAgents) {
-      const [oldest, evicted] = this.agents.entries().next().value!
-      this.agents.delete(oldest)
-      void evicted.agent.then((agent) => agent.close()).catch(() => {})
-    }
+    entry.active++
+    this.evict()
     const reused = entry.uses++ > 0
-    return { agent: await entry.agent, address: pinned, reused }
+    const kept = entry
+    let released = false
+    const release = () => {
+      if (released) return
+      released = true
+      kept.active--
+      this.evict()
+    }
+    try {
+      return { agent: await entry.agent, address: pinned, reused, release }
+    } catch (error) {
+      release()
+      throw error
+    }
+  }
+
+  /** Closes the least recently used idle agents over the bound (their requests in flight, if any, finish first). */
+  private evict() {
+    if (this.agents.size <= this.maxAgents) return
+    for (const [key, entry] of this.agents) {
+      if (this.agents.size <= this.maxAgents) return
+      if (entry.active > 0) continue
+      this.agents.delete(key)
+      void entry.agent.then((agent) => agent.close()).catch(() => {})
+    }
   }
 
   /** Agents kept now (for tests and diagnostics). */

@@ -130,12 +130,14 @@ export async function requestFollowingRedirects(
     let address: string | undefined
     let tunnelled: ProxyDispatcher | undefined
     let reused = false
+    let release = () => {}
     if (route.kind === 'direct') {
       destination = await policy.vetUrl(url, signal)
       const pinned = await options.agents.take(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
       agent = pinned.agent
       address = pinned.address.address
       reused = pinned.reused
+      release = pinned.release
     } else {
       destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
       tunnelled = await createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp }, timeouts, options.secureContext)
@@ -143,7 +145,7 @@ export async function requestFollowingRedirects(
     }
     const taken = { route: route.kind, ...(route.kind === 'proxy' ? { proxy: route.origin } : {}), checks: destination.checks }
     // A pinned agent is the fetcher's, kept for the next fetch to the same address; a proxy hop's agent is its own.
-    const close = tunnelled ? () => void agent.destroy().catch(() => {}) : () => {}
+    const close = tunnelled ? () => void agent.destroy().catch(() => {}) : release
     let response: Dispatcher.ResponseData
     try {
       await options.beforeRequest?.(url)

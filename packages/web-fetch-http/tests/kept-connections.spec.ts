@@ -150,7 +150,7 @@ describe('pinned connections are kept between fetches', () => {
     }
   })
 
-  it('keeps at most its bound of agents: the least recently used is closed with its connection', async () => {
+  it('keeps at most its bound of idle agents: the least recently used is closed with its connection, never one in use', async () => {
     const server = await countingServer('127.0.0.1')
     servers.push(server)
     const { request } = await loadUndici()
@@ -166,8 +166,15 @@ describe('pinned connections are kept between fetches', () => {
       const same = await agents.take('127.0.0.1', loopback, timeouts)
       assert.equal(same.agent, oldest.agent)
       assert.equal(same.reused, true)
-      await agents.take('127.0.0.1', loopback, { ...timeouts, bodyMs: 4000 })
-      await agents.take('127.0.0.1', loopback, { ...timeouts, bodyMs: 3000 })
+      same.release()
+      // Two more keys: the idle one is closed, the one still in use is kept.
+      ;(await agents.take('127.0.0.1', loopback, { ...timeouts, bodyMs: 4000 })).release()
+      ;(await agents.take('127.0.0.1', loopback, { ...timeouts, bodyMs: 3000 })).release()
+      assert.equal(agents.size, 2)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.equal(server.open.size, 1, 'the agent in use keeps its connection')
+      oldest.release()
+      ;(await agents.take('127.0.0.1', loopback, { ...timeouts, bodyMs: 2000 })).release()
       assert.equal(agents.size, 2)
       await until(() => server.open.size === 0, 'the evicted agent closes its connection')
     } finally {
