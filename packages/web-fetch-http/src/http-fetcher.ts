@@ -10,7 +10,7 @@ import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
 import { PinnedAgents } from './pinned-dispatcher.js'
-import { readBody } from './read-body.js'
+import { readBodyForWorker } from './read-body.js'
 import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
 import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
 import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
@@ -214,23 +214,24 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     try {
       const kind = classifyContentType(contentTypeHeader, finalUrl, header(response.headers, 'content-length'))
       try {
-        body = await readBody(response.body, {
+        // A PDF under no type or application/octet-stream is read; other binary is refused here (content-type.ts).
+        body = await readBodyForWorker(response.body, {
           contentEncoding: header(response.headers, 'content-encoding'),
           maxBytes,
           allowPartial: request.allowPartial === true,
           url: finalUrl,
+          sniff: (bytes) => classifyBody(kind, bytes, contentTypeHeader, finalUrl),
         })
       } catch (error) {
         throw transportError(error, response.url, signal)
       }
       // The site's slot ends with its body, not with the extraction.
       await limits?.close()
-      // A PDF under no type or application/octet-stream is read; other binary is refused here (content-type.ts).
-      const bodyKind = classifyBody(kind, body.bytes, contentTypeHeader, finalUrl)
-      // Hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
+      // Inflating, hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
       const output = await pool.convert(
-        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind: bodyKind, url: finalUrl, format, extract, maxElemsToParse },
+        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind: body.kind, url: finalUrl, format, extract, maxElemsToParse },
         signal,
+        body.encodings.length ? { encodings: body.encodings, maxBytes } : undefined,
       )
       const { text, metadata, links, extractor } = output
       const warnings = [...output.warnings]

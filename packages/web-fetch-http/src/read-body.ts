@@ -1,6 +1,7 @@
-import { type Readable, Transform, type TransformCallback } from 'node:stream'
+import { Readable, Transform, type TransformCallback } from 'node:stream'
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib'
 import { WebError, redactUrl } from 'dsh-web'
+import { type ContentKind, DECODABLE_ENCODINGS, contentEncodings, decodedPrefix, isZlibWrapped } from './decode-body.js'
 
 export interface BodyBytes {
   bytes: Buffer
@@ -23,7 +24,7 @@ class AutoInflate extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
     if (!this.inner) {
-      const zlibWrapped = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0
+      const zlibWrapped = isZlibWrapped(chunk)
       const options = { chunkSize: DECODED_CHUNK_BYTES }
       this.inner = zlibWrapped ? createInflate(options) : createInflateRaw(options)
       this.inner.on('data', (data: Buffer) => this.push(data))
@@ -71,10 +72,7 @@ export async function readBody(
   body: Readable,
   options: { contentEncoding?: string; maxBytes: number; allowPartial: boolean; url: string },
 ): Promise<BodyBytes> {
-  const encodings = (options.contentEncoding ?? '')
-    .split(',')
-    .map((part) => part.trim().toLowerCase())
-    .filter((part) => part && part !== 'identity')
+  const encodings = contentEncodings(options.contentEncoding)
   const decoders = [...encodings].reverse().map((encoding) => decoderFor(encoding, options.url)).filter((item): item is Transform => !!item)
   const chunks: Buffer[] = []
   let size = 0
@@ -156,4 +154,66 @@ export async function readBody(
     }
   }
   return { bytes: Buffer.concat(chunks), wireBytes, truncated: false }
+}
+
+export interface WorkerBody extends BodyBytes {
+  /** Content encodings still to undo, in the extraction worker (`inflateBody`); empty when `bytes` are decoded. */
+  encodings: string[]
+  /** What `sniff` made of the decoded bytes. */
+  kind: ContentKind | undefined
+}
+
+function tooLarge(url: string, maxBytes: number): WebError {
+  return new WebError('WEB_FETCH_TOO_LARGE', `The response is larger than the limit of ${maxBytes} bytes (after decompression); it was not read to the end.`, {
+    details: { url: redactUrl(url), limit: maxBytes },
+  })
+}
+
+/**
+ * The body as the extraction worker takes it. A compressed body is read as it
+ * came (its bytes on the wire capped at `maxBytes`) and inflated in the
+ * worker with its output capped at `maxBytes` too: the streaming decoders'
+ * thread-pool round trips cost more than the inflation itself, and the
+ * compressed bytes are the fewer to hand over. `sniff` (content-type.ts'
+ * classifyBody) sees the first KB of decoded bytes, which is all it reads;
+ * when it refuses them, or the prefix cannot be had cheaply, the body is
+ * decoded here as `readBody` does, so its errors stay exactly those. With
+ * `allowPartial` the body is read by `readBody`, which stops reading at the
+ * cap and keeps the part that fits.
+ */
+export async function readBodyForWorker(
+  body: Readable,
+  options: { contentEncoding?: string; maxBytes: number; allowPartial: boolean; url: string; sniff(bytes: Uint8Array): ContentKind | undefined },
+): Promise<WorkerBody> {
+  const encodings = contentEncodings(options.contentEncoding)
+  const decodeHere = async (source: Readable) => {
+    const decoded = await readBody(source, options)
+    return { ...decoded, encodings: [], kind: options.sniff(decoded.bytes) }
+  }
+  if (!encodings.length || options.allowPartial || options.maxBytes < 1 || encodings.some((encoding) => !DECODABLE_ENCODINGS.has(encoding))) return decodeHere(body)
+  const chunks: Buffer[] = []
+  let wireBytes = 0
+  body.on('error', () => {})
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      wireBytes += chunk.length
+      if (wireBytes > options.maxBytes) throw tooLarge(options.url, options.maxBytes)
+      chunks.push(chunk)
+    }
+  } finally {
+    if (!body.destroyed) body.destroy()
+  }
+  const wire = Buffer.concat(chunks)
+  const prefix = encodings.length === 1 ? decodedPrefix(wire, encodings[0]!, 1024) : undefined
+  if (prefix) {
+    let kind: ContentKind | undefined
+    let refused = false
+    try {
+      kind = options.sniff(prefix)
+    } catch {
+      refused = true
+    }
+    if (!refused) return { bytes: wire, wireBytes, truncated: false, encodings, kind }
+  }
+  return decodeHere(Readable.from([wire]))
 }
