@@ -27,6 +27,8 @@ async function countingServer(
   port = 0,
 ): Promise<CountingServer> {
   const server = createServer(handler)
+  // The server keeps idle connections longer than the fetcher does, so that what is counted is the fetcher's choice.
+  server.keepAliveTimeout = 60_000
   const counted: CountingServer = {
     port: 0,
     accepted: 0,
@@ -54,6 +56,20 @@ async function until(condition: () => boolean, what: string) {
   }
 }
 
+/**
+ * One fetch from a server of its own, so that the extraction worker is running
+ * before the connections counted: on a busy machine its start can outlast the
+ * 4 s an idle connection is kept, and the test would count a second one.
+ */
+async function warmUp(fetcher: ReturnType<typeof createHttpFetcher>, host: string) {
+  const warm = await countingServer('127.0.0.1')
+  try {
+    await fetcher.fetch({ url: `http://${host}:${warm.port}/warm-up`, format: 'text' })
+  } finally {
+    await warm.close()
+  }
+}
+
 describe('pinned connections are kept between fetches', () => {
   const servers: CountingServer[] = []
   after(async () => {
@@ -64,6 +80,7 @@ describe('pinned connections are kept between fetches', () => {
     const server = await countingServer('127.0.0.1')
     servers.push(server)
     const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'kept.test': ['127.0.0.1'] }), privateHosts: ['kept.test'], cacheTtlMs: 0 })
+    await warmUp(fetcher, 'kept.test')
     const first = await fetcher.fetch({ url: `http://kept.test:${server.port}/one`, format: 'text' })
     const second = await fetcher.fetch({ url: `http://kept.test:${server.port}/two`, format: 'text' })
     assert.match(first.text, /kept connection/)
@@ -86,6 +103,7 @@ describe('pinned connections are kept between fetches', () => {
     let answer = '127.0.0.1'
     const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'moving.test': () => [answer] }), privateHosts: ['moving.test'], cacheTtlMs: 0 })
     try {
+      await warmUp(fetcher, 'moving.test')
       const before = await fetcher.fetch({ url: `http://moving.test:${v4.port}/`, format: 'text' })
       assert.equal(before.provenance.address, '127.0.0.1')
       answer = '::1'
@@ -115,8 +133,9 @@ describe('pinned connections are kept between fetches', () => {
       }
     })
     servers.push(server)
-    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'busy.test': ['127.0.0.1'] }), privateHosts: ['busy.test'], cacheTtlMs: 0, timeoutMs: 5000 })
+    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'busy.test': ['127.0.0.1'] }), privateHosts: ['busy.test'], cacheTtlMs: 0, timeoutMs: 10_000 })
     try {
+      await warmUp(fetcher, 'busy.test')
       const pages = await Promise.all([1, 2, 3].map((n) => fetcher.fetch({ url: `http://busy.test:${server.port}/${n}`, format: 'text' })))
       for (const page of pages) assert.match(page.text, /kept connection/)
       assert.equal(server.accepted, 3)
@@ -141,6 +160,7 @@ describe('pinned connections are kept between fetches', () => {
     servers.push(server)
     const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'stale.test': ['127.0.0.1'] }), privateHosts: ['stale.test'], cacheTtlMs: 0 })
     try {
+      await warmUp(fetcher, 'stale.test')
       await fetcher.fetch({ url: `http://stale.test:${server.port}/a`, format: 'text' })
       const again = await fetcher.fetch({ url: `http://stale.test:${server.port}/b`, format: 'text' })
       assert.match(again.text, /kept connection/)
