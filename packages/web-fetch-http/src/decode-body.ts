@@ -1,3 +1,6 @@
+import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
+import { DocumentError } from './document-error.js'
+
 /**
  * Bytes to text the way a browser finds the encoding: byte order mark, then
  * the Content-Type charset, then a <meta> in the first 1024 bytes, then UTF-8.
@@ -101,4 +104,87 @@ export function decodeBody(bytes: Uint8Array, contentType: string | undefined, i
 export function sniffKind(text: string): ContentKind {
   const head = text.slice(0, 1024).trimStart().toLowerCase()
   return /^(?:<!doctype html|<html|<head|<body|<!--|<meta|<title|<div|<p\b|<script)/.test(head) ? 'html' : 'text'
+}
+
+/** The content encodings of a Content-Encoding header, lower case, in the order they were applied, without identity. */
+export function contentEncodings(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part && part !== 'identity')
+}
+
+/** The encodings read here and in read-body.ts. */
+export const DECODABLE_ENCODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
+
+/** Deflate in its zlib wrapper (RFC 1950) rather than raw (RFC 1951): browsers accept both under "deflate". */
+export function isZlibWrapped(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && (bytes[0]! & 0x0f) === 8 && ((bytes[0]! << 8) | bytes[1]!) % 31 === 0
+}
+
+/**
+ * One encoding undone in one call, its output at most `maxOutputLength`
+ * bytes (zlib stops there with ERR_BUFFER_TOO_LARGE, it never allocates
+ * more). With `partial`, a cut-off input gives the output so far; without,
+ * the flush is the one read-body.ts streams with (gzip and br tolerate a
+ * cut-off end, deflate does not).
+ */
+function inflateOnce(bytes: Buffer, encoding: string, maxOutputLength: number, partial: boolean): Buffer {
+  const sync = { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength }
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(bytes, sync)
+    case 'deflate':
+      return (isZlibWrapped(bytes) ? inflateSync : inflateRawSync)(bytes, partial ? sync : { maxOutputLength })
+    case 'br':
+      return brotliDecompressSync(bytes, { finishFlush: constants.BROTLI_OPERATION_FLUSH, maxOutputLength })
+    default:
+      throw new Error(`the content encoding "${encoding}" cannot be decoded`)
+  }
+}
+
+const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/**
+ * A body's content encodings undone in an extraction worker, the output
+ * capped at `maxBytes` as read-body.ts caps it while streaming: over the cap
+ * is WEB_FETCH_TOO_LARGE, bytes that do not decompress WEB_FETCH_FAILED, with
+ * the messages read-body.ts gives.
+ */
+export function inflateBody(bytes: Uint8Array, encodings: string[], maxBytes: number): Buffer {
+  let decoded = view(bytes)
+  try {
+    for (const encoding of [...encodings].reverse()) decoded = inflateOnce(decoded, encoding, maxBytes, false)
+  } catch (error) {
+    if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new DocumentError('WEB_FETCH_TOO_LARGE', `The response is larger than the limit of ${maxBytes} bytes (after decompression); it was not read to the end.`, { limit: maxBytes })
+    }
+    throw new DocumentError('WEB_FETCH_FAILED', `The ${encodings.join(', ')}-encoded body could not be decompressed (${(error as Error)?.message ?? error}).`)
+  }
+  return decoded
+}
+
+/** Compressed bytes the prefix is decoded from: deflate expands them at most about 1032 times (gzip and zlib alike). */
+const PREFIX_INPUT_BYTES = 1024
+
+/**
+ * The first `length` decoded bytes of a body with one content encoding, for
+ * sniffing its type before the worker inflates the rest. Bounded work: only
+ * the first KB of compressed bytes is read, its output capped at what deflate
+ * can make of it; undefined when that is not enough (a body that packs more,
+ * br that expands more, bytes that do not decompress), and the caller then
+ * decodes the whole body as read-body.ts always did.
+ */
+export function decodedPrefix(bytes: Uint8Array, encoding: string, length: number): Buffer | undefined {
+  const input = view(bytes.subarray(0, PREFIX_INPUT_BYTES))
+  let decoded: Buffer
+  try {
+    decoded = inflateOnce(input, encoding, PREFIX_INPUT_BYTES * 1032 + 64, true)
+  } catch {
+    return undefined
+  }
+  // Shorter than asked only when it is the whole body.
+  if (decoded.length < length && bytes.length > PREFIX_INPUT_BYTES) return undefined
+  return decoded.subarray(0, length)
 }

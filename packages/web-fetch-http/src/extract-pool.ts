@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
-import type { ExtractJob, ExtractReady, ExtractReply } from './extract-worker.js'
+import type { EncodedBody, ExtractJob, ExtractReady, ExtractReply } from './extract-worker.js'
 
 export interface ExtractPoolOptions {
   /** Worker threads (default: cores − 1, between 1 and 4). */
@@ -86,14 +86,16 @@ export class ExtractPool {
   }
 
   /**
-   * Body bytes to what the model reads (hash, decoding, extraction). The bytes'
+   * Body bytes to what the model reads (hash, decoding, extraction), first
+   * inflated when `encoded` names their content encodings. The bytes'
    * buffer is transferred to the worker when `input.bytes` is all of it, so the
    * caller must not use them afterwards.
    */
-  convert(input: ConvertInput, signal: AbortSignal): Promise<ConvertOutput> {
+  convert(input: ConvertInput, signal: AbortSignal, encoded?: EncodedBody): Promise<ConvertOutput> {
     const { bytes } = input
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
-    return this.run({ id: this.nextId++, type: 'convert', input: { ...input, shownUrl: redactUrl(input.url) } }, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
+    const job: ExtractJob = { id: this.nextId++, type: 'convert', input: { ...input, shownUrl: redactUrl(input.url) }, ...(encoded ? { encoded } : {}) }
+    return this.run(job, whole ? [bytes.buffer as ArrayBuffer] : [], signal)
   }
 
   private run(job: ExtractJob, transfer: ArrayBuffer[], signal: AbortSignal): Promise<ConvertOutput> {

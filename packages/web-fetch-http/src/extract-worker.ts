@@ -2,10 +2,17 @@ import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import type { WebErrorCode, WebErrorDetails } from 'dsh-web'
 import { type ConvertInput, type ConvertOutput, convertDocument } from './convert-body.js'
+import { inflateBody } from './decode-body.js'
 import { DocumentError } from './document-error.js'
 
+/** A body still in its content encodings, inflated here with its output capped at `maxBytes`. */
+export interface EncodedBody {
+  encodings: string[]
+  maxBytes: number
+}
+
 /** Messages between the pool and an extraction worker. */
-export type ExtractJob = { id: number; type: 'convert'; input: ConvertInput }
+export type ExtractJob = { id: number; type: 'convert'; input: ConvertInput; encoded?: EncodedBody }
 
 /** A failure carries its WebError code and details when it has them (an encrypted PDF), so the pool rethrows it as it was. */
 export type ExtractReply =
@@ -18,7 +25,8 @@ export type ExtractReady = { ready: true }
 parentPort?.on('message', async (job: ExtractJob) => {
   let reply: ExtractReply
   try {
-    const output = await convertDocument(job.input)
+    const input = job.encoded ? { ...job.input, bytes: inflateBody(job.input.bytes, job.encoded.encodings, job.encoded.maxBytes) } : job.input
+    const output = await convertDocument(input)
     reply = { id: job.id, ok: true, output, heapUsed: getHeapStatistics().used_heap_size }
   } catch (error) {
     const coded = error instanceof DocumentError ? { code: error.code, details: error.details } : {}

@@ -9,7 +9,8 @@ import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAn
 import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
-import { readBody } from './read-body.js'
+import { PinnedAgents } from './pinned-dispatcher.js'
+import { readBodyForWorker } from './read-body.js'
 import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
 import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
 import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
@@ -93,7 +94,7 @@ export interface ProxyOptions {
 export interface HttpFetcher extends FetchProvider {
   vet(url: string, options?: { signal?: AbortSignal }): Promise<Omit<VettedDestination, 'trusted' | 'checks'>>
   fetch(request: FetchRequest, call?: Partial<ProviderCall>): Promise<FetchedDocument>
-  /** Ends the extraction workers and empties the cache. */
+  /** Ends the extraction workers, closes every kept connection and empties the cache. */
   close(): Promise<void>
 }
 
@@ -178,6 +179,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
   // Built once here, not per connection: parsing the roots takes tens of milliseconds.
   const secureContext = options.ca === undefined ? undefined : trustContext(options.ca)
+  // Direct-route connections, kept open between fetches to the same vetted address.
+  const agents = new PinnedAgents()
 
   /** The proxy's `user:password`, looked up for each fetch; never logged, never in an error. */
   async function readProxyCredential(signal: AbortSignal): Promise<string | undefined> {
@@ -199,7 +202,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       url,
       policy,
       {
-        maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential, tunnelHttp: options.proxy?.tunnelHttp ?? true,
+        agents, maxRedirects, userAgent, timeoutMs, secureContext, proxy: proxySettings, resolveLocally, proxyCredential, tunnelHttp: options.proxy?.tunnelHttp ?? true,
         ...(limits ? { beforeRequest: (hop: URL) => limits.beforeRequest(hop) } : {}),
       },
       signal,
@@ -211,23 +214,24 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     try {
       const kind = classifyContentType(contentTypeHeader, finalUrl, header(response.headers, 'content-length'))
       try {
-        body = await readBody(response.body, {
+        // A PDF under no type or application/octet-stream is read; other binary is refused here (content-type.ts).
+        body = await readBodyForWorker(response.body, {
           contentEncoding: header(response.headers, 'content-encoding'),
           maxBytes,
           allowPartial: request.allowPartial === true,
           url: finalUrl,
+          sniff: (bytes) => classifyBody(kind, bytes, contentTypeHeader, finalUrl),
         })
       } catch (error) {
         throw transportError(error, response.url, signal)
       }
       // The site's slot ends with its body, not with the extraction.
       await limits?.close()
-      // A PDF under no type or application/octet-stream is read; other binary is refused here (content-type.ts).
-      const bodyKind = classifyBody(kind, body.bytes, contentTypeHeader, finalUrl)
-      // Hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
+      // Inflating, hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
       const output = await pool.convert(
-        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind: bodyKind, url: finalUrl, format, extract, maxElemsToParse },
+        { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind: body.kind, url: finalUrl, format, extract, maxElemsToParse },
         signal,
+        body.encodings.length ? { encodings: body.encodings, maxBytes } : undefined,
       )
       const { text, metadata, links, extractor } = output
       const warnings = [...output.warnings]
@@ -394,7 +398,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     async close() {
       ownMemory?.clear()
       artifacts.clear()
-      await pool.close()
+      await Promise.all([pool.close(), agents.destroy()])
     },
   }
 }

@@ -5,11 +5,13 @@ import type { ProxySettings } from 'dsh-host'
 import { type HopRoute, WebError, abortError, redactUrl, routeFor } from 'dsh-web'
 import type { RedirectHop } from 'dsh-web'
 import type { AddressPolicy, VettedDestination } from './address-policy.js'
-import { createPinnedDispatcher } from './pinned-dispatcher.js'
+import type { PinnedAgents } from './pinned-dispatcher.js'
 import { type ProxyDispatcher, createProxyDispatcher, proxyFailure } from './proxy-dispatcher.js'
 import { loadUndici } from './lazy-undici.js'
 
 export interface TransportOptions {
+  /** The fetcher's pinned agents, reused while their connections are open (pinned-dispatcher.ts). */
+  agents: PinnedAgents
   maxRedirects: number
   userAgent: string
   timeoutMs: number
@@ -39,7 +41,7 @@ export interface FinalResponse {
   proxy?: string
   checks: string[]
   redirects: RedirectHop[]
-  /** Ends the hop's dispatcher; call once the body is read or abandoned. */
+  /** Ends the hop's dispatcher on the proxy route (a pinned agent stays with the fetcher); call once the body is read or abandoned. */
   close(): void
 }
 
@@ -96,11 +98,18 @@ function transportError(error: unknown, url: URL, signal: AbortSignal): WebError
 
 export { transportError }
 
+/** The error of a request sent on a kept-alive connection the server had already closed. */
+function isStaleConnection(error: unknown): boolean {
+  const code = (error as { code?: string })?.code
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE'
+}
+
 /**
  * Step 5 of the address policy: GET the URL and follow redirects by hand.
  * Every hop first takes its route (direct or through a proxy), then is vetted
  * as that route allows: direct hops get every answer checked and a pinned
- * dispatcher; proxy hops get their host vetted before anything is sent, and a
+ * dispatcher (kept by the fetcher, so a hop that vets to the same address
+ * reuses its open connection); proxy hops get their host vetted before anything is sent, and a
  * ProxyAgent of their own.
  */
 export async function requestFollowingRedirects(
@@ -120,33 +129,46 @@ export async function requestFollowingRedirects(
     let agent: Dispatcher & { destroy(): Promise<void> }
     let address: string | undefined
     let tunnelled: ProxyDispatcher | undefined
+    let reused = false
+    let release = () => {}
     if (route.kind === 'direct') {
       destination = await policy.vetUrl(url, signal)
-      const pinned = await createPinnedDispatcher(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
+      const pinned = await options.agents.take(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
       agent = pinned.agent
       address = pinned.address.address
+      reused = pinned.reused
+      release = pinned.release
     } else {
       destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
       tunnelled = await createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp }, timeouts, options.secureContext)
       agent = tunnelled.agent
     }
     const taken = { route: route.kind, ...(route.kind === 'proxy' ? { proxy: route.origin } : {}), checks: destination.checks }
-    const close = () => void agent.destroy().catch(() => {})
+    // A pinned agent is the fetcher's, kept for the next fetch to the same address; a proxy hop's agent is its own.
+    const close = tunnelled ? () => void agent.destroy().catch(() => {}) : release
     let response: Dispatcher.ResponseData
     try {
       await options.beforeRequest?.(url)
       const { request } = await loadUndici()
-      response = await request(url, {
-        method: 'GET',
-        dispatcher: agent,
-        signal,
-        headers: {
-          'user-agent': options.userAgent,
-          accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5',
-          'accept-encoding': 'gzip, deflate, br',
-          'accept-language': 'en;q=0.9, *;q=0.5',
-        },
-      })
+      const send = () =>
+        request(url, {
+          method: 'GET',
+          dispatcher: agent,
+          signal,
+          headers: {
+            'user-agent': options.userAgent,
+            accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+            'accept-encoding': 'gzip, deflate, br',
+            'accept-language': 'en;q=0.9, *;q=0.5',
+          },
+        })
+      try {
+        response = await send()
+      } catch (error) {
+        // A kept connection the server closed while it was idle fails before any answer: the GET is sent once more, on a new connection.
+        if (!reused || signal.aborted || !isStaleConnection(error)) throw error
+        response = await send()
+      }
     } catch (error) {
       close()
       const failed = tunnelled && route.kind === 'proxy' && !signal.aborted && !WebError.is(error) ? proxyFailure(error, tunnelled, url, route) : undefined

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { charsetFromMeta, decodeBody } from '../src/decode-body.js'
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
+import { charsetFromMeta, contentEncodings, decodeBody, decodedPrefix, inflateBody } from '../src/decode-body.js'
+import { DocumentError } from '../src/document-error.js'
 
 const bytes = (...values: number[]) => Uint8Array.from(values)
 const ascii = (text: string) => Buffer.from(text, 'latin1')
@@ -43,5 +45,49 @@ describe('charset decoding as a browser finds it', () => {
     const result = decodeBody(Buffer.from('<meta charset="utf-16"><p>ok é</p>'), undefined, true)
     assert.equal(result.charset, 'utf-8')
     assert.match(result.text, /ok é/)
+  })
+})
+
+describe('content encodings undone in the worker', () => {
+  const text = Buffer.from('<p>' + 'some page text, '.repeat(2000) + '</p>')
+
+  it('reads the Content-Encoding list in the order applied and undoes it in reverse, identity skipped', () => {
+    assert.deepEqual(contentEncodings(' GZIP, identity ,br'), ['gzip', 'br'])
+    assert.deepEqual(inflateBody(brotliCompressSync(gzipSync(text)), ['gzip', 'br'], 1_000_000), text)
+    assert.deepEqual(inflateBody(deflateSync(text), ['deflate'], 1_000_000), text)
+    assert.deepEqual(inflateBody(deflateRawSync(text), ['deflate'], 1_000_000), text)
+    assert.deepEqual(inflateBody(gzipSync(text), ['x-gzip'], text.length), text, 'exactly the cap fits')
+  })
+
+  it('caps the output: a bomb is WEB_FETCH_TOO_LARGE, bytes that do not inflate WEB_FETCH_FAILED', () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024))
+    assert.throws(() => inflateBody(bomb, ['gzip'], 100_000), (error: unknown) => {
+      assert.ok(error instanceof DocumentError)
+      assert.equal(error.code, 'WEB_FETCH_TOO_LARGE')
+      assert.equal(error.message, 'The response is larger than the limit of 100000 bytes (after decompression); it was not read to the end.')
+      assert.deepEqual(error.details, { limit: 100_000 })
+      return true
+    })
+    assert.throws(() => inflateBody(Buffer.from('not gzip'), ['gzip'], 100_000), (error: unknown) => {
+      assert.ok(error instanceof DocumentError)
+      assert.equal(error.code, 'WEB_FETCH_FAILED')
+      assert.equal(error.message, 'The gzip-encoded body could not be decompressed (incorrect header check).')
+      return true
+    })
+    // deflate, as when streamed, does not accept a cut-off end; gzip does.
+    assert.throws(() => inflateBody(deflateSync(text).subarray(0, 100), ['deflate'], 100_000), /could not be decompressed/)
+    assert.ok(inflateBody(gzipSync(text).subarray(0, 100), ['gzip'], 100_000).length > 0)
+  })
+
+  it('decodes a bounded prefix for sniffing, or says it cannot', () => {
+    assert.deepEqual(decodedPrefix(gzipSync(text), 'gzip', 1024), text.subarray(0, 1024))
+    const short = Buffer.from('<p>short</p>')
+    assert.deepEqual(decodedPrefix(gzipSync(short), 'gzip', 1024), short, 'a body shorter than the prefix is all of it')
+    // Its first KB of compressed bytes is read, no more: a bomb gives its first KB and is not inflated.
+    assert.equal(decodedPrefix(gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x61)), 'gzip', 1024)?.length, 1024)
+    assert.equal(decodedPrefix(Buffer.from('not gzip at all'), 'gzip', 1024), undefined)
+    // Incompressible text of which the first KB of compressed bytes decodes to less than a KB: not enough, so undefined.
+    const noise = Buffer.from(Array.from({ length: 5000 }, (_, index) => 0x20 + ((index * 7919) % 90)))
+    assert.equal(decodedPrefix(gzipSync(noise, { level: 0 }).subarray(0, 5000), 'gzip', 4096), undefined)
   })
 })

@@ -57,6 +57,24 @@ describe('hostile and ordinary servers on loopback', () => {
           response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
           response.end(Buffer.from('this is not gzip at all'))
           return
+        case '/gzip-png':
+          // A compressed image with no type: refused by its decoded bytes, with the decoded size (the whole body, not the first KB sniffed).
+          response.writeHead(200, { 'content-encoding': 'gzip' })
+          response.end(gzipSync(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(5000, 7)])))
+          return
+        case '/gzip-bad-tail': {
+          // The first KB inflates; the checksum at the end does not match: the worker says so.
+          const body = gzipSync('<html><body><p>' + Array.from({ length: 12_000 }, (_, index) => (index * 7919) % 100_003).join(' ') + '</p></body></html>')
+          body[body.length - 5]! ^= 0xff
+          response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+          response.end(body)
+          return
+        }
+        case '/gzip-big-wire':
+          // More compressed bytes than the cap: refused on the wire, before any inflating.
+          response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
+          response.end(gzipSync(Buffer.from(Array.from({ length: 200_000 }, (_, index) => (index * 7919) % 251)), { level: 0 }))
+          return
         case '/drip': {
           response.writeHead(200, { 'content-type': 'text/plain' })
           const timer = setInterval(() => response.write('.'), 50)
@@ -182,6 +200,22 @@ describe('hostile and ordinary servers on loopback', () => {
     const partial = await get('/bomb', { allowPartial: true })
     assert.equal(partial.totalChars, 100_000)
     assert.ok(partial.provenance.bytesRead < bomb.length, 'the compressed body was not read to the end')
+  })
+
+  it('a compressed body is inflated in the worker under the same cap, errors and sniffing as when decoded while streaming', async () => {
+    const image = await refusal(get('/gzip-png'))
+    assert.equal(image.code, 'WEB_UNSUPPORTED_CONTENT_TYPE')
+    assert.ok(image.message.includes('is a PNG image (with no type, found by its bytes, 5,008 bytes (4.9 KB))'), image.message)
+    const broken = await refusal(get('/gzip-bad-tail'))
+    assert.equal(broken.code, 'WEB_FETCH_FAILED')
+    assert.match(broken.message, /gzip-encoded body could not be decompressed \(incorrect data check\)/)
+    assert.equal(broken.details.url, `${server.origin}/gzip-bad-tail`)
+    const wire = await refusal(get('/gzip-big-wire'))
+    assert.equal(wire.code, 'WEB_FETCH_TOO_LARGE')
+    assert.equal(wire.details.limit, 100_000)
+    const bomb = await refusal(get('/bomb'))
+    assert.equal(bomb.details.limit, 100_000)
+    assert.equal(bomb.details.url, `${server.origin}/bomb`)
   })
 
   it('decodes gzip, zlib and raw deflate, and br', async () => {
