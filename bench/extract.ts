@@ -19,7 +19,10 @@
  * alone, for its scores and the event-loop figure, which the other
  * pipelines' work on the main thread (a whole DOM per page, and its garbage)
  * would spoil; a second pass times every pipeline page by page in turn, so
- * that changes in the machine's load weigh on all of them alike.
+ * that changes in the machine's load weigh on all of them alike, the order
+ * turning by one at each page, so that each pipeline as often comes first
+ * and pays for the main thread's garbage the others left. `pnpm bench:extract`
+ * builds first: the fetcher runs from the packages' compiled dist.
  */
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -176,28 +179,35 @@ const mainThread: { row: Row; convert(html: string): string; markdown: boolean }
 ]
 // Timings: a second pass over the pages, each page through every pipeline in turn (ours under a new
 // query string, so that the document cache misses), so that the machine's load, which other work on it
-// changes from minute to minute, weighs on every pipeline alike and the ratios hold.
-for (const id of ids) {
-  for (const [index, format] of formats.entries()) {
+// changes from minute to minute, weighs on every pipeline alike and the ratios hold. The order of the
+// pipelines turns by one at each page: whichever runs first pays for the garbage the others left on the
+// main thread (the whole-page baseline leaves the most), and every pipeline runs first as often.
+const steps: (() => Promise<void>)[] = [
+  ...formats.map((format, index) => async () => {
     const started = performance.now()
-    await fetchAll(`${base}/${id}.html?timing`, format).catch(() => '')
+    await fetchAll(`${base}/${currentId}.html?timing`, format).catch(() => '')
     rows[index]!.ms.push(performance.now() - started)
-  }
-  for (const { row, convert, markdown } of mainThread) {
+  }),
+  ...mainThread.map(({ row, convert, markdown }) => async () => {
     const started = performance.now()
     let text = ''
     try {
-      const response = await request(`${base}/${id}.html`, { headers: { 'accept-encoding': 'identity' } })
+      const response = await request(`${base}/${currentId}.html`, { headers: { 'accept-encoding': 'identity' } })
       const bytes = Buffer.from(await response.body.arrayBuffer())
       const html = response.headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8')
       text = convert(html)
     } catch (error) {
-      row.failures.push(`${id}: ${(error as Error).message}`)
+      row.failures.push(`${currentId}: ${(error as Error).message}`)
     }
     row.ms.push(performance.now() - started)
-    await writeOutput(row.name, id, text)
-    row.counts.push(scorer.pageCounts(truth[id]!.articleBody, markdown ? scorer.stripMarkdown(text) : text))
-  }
+    await writeOutput(row.name, currentId, text)
+    row.counts.push(scorer.pageCounts(truth[currentId]!.articleBody, markdown ? scorer.stripMarkdown(text) : text))
+  }),
+]
+let currentId = ids[0]!
+for (const [position, id] of ids.entries()) {
+  currentId = id
+  for (let step = 0; step < steps.length; step++) await steps[(position + step) % steps.length]!()
 }
 const bareRows = mainThread.slice(0, formats.length).map(({ row }) => row)
 
