@@ -1,6 +1,6 @@
 import { DOMParser } from 'linkedom'
 import { Parser, Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
-import { markBuilt } from './built-document.js'
+import { END, NEXT, PREV, VALUE, markBuilt } from './built-document.js'
 import { DocumentError } from './document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
@@ -79,20 +79,9 @@ export const MAX_ELEMENTS = 1_000_000
 /** React's ids of segments (S), boundaries (B) and placeholders (P). */
 const STREAMING_ID = /(?:^|[^A-Za-z0-9])[BSP]:[0-9a-z]+$/i
 
-// linkedom links a node's attributes and children in one list through these two symbols; reading them
-// off an instance lets attributes be appended in constant time (its setAttribute searches the list first,
-// quadratic for a tag with many attributes; parse5 has already dropped duplicate names).
-const probe = new DOMParser().parseFromString('<p a="1"></p>', 'text/html') as unknown as DomDocument
-const probeElement = probe.querySelector('p')!
-const symbolNamed = (object: object, name: string) => {
-  const symbol = Object.getOwnPropertySymbols(object).find((candidate) => candidate.description === name)
-  if (!symbol) throw new Error(`linkedom internals changed: no ${name} symbol`)
-  return symbol
-}
-const END = symbolNamed(probeElement, 'end')
-const PREV = symbolNamed(probeElement, 'prev')
-const NEXT = symbolNamed(probeElement, 'next')
-const VALUE = symbolNamed((probe as unknown as LinkedomDocument).createAttribute('a'), 'value')
+// Attributes are linked in through linkedom's list symbols (built-document.ts): appended in constant time
+// (its setAttribute searches the list first, quadratic for a tag with many attributes; parse5 has already
+// dropped duplicate names).
 
 /** Links an attribute after `previous` (the element itself or one of its attributes). */
 function linkAttribute(document: LinkedomDocument, element: Element, previous: Record<symbol, unknown>, name: string, value: string) {

@@ -35,10 +35,16 @@ const symbolNamed = (object: object, name: string) => {
   if (!symbol) throw new Error(`linkedom internals changed: no ${name} symbol`)
   return symbol
 }
-const NEXT = symbolNamed(probeElement, 'next')
-const END = symbolNamed(probeElement, 'end')
+/**
+ * linkedom links a node's attributes, children and end mark in one list
+ * through these symbols, and keeps a text's or an attribute's value under
+ * VALUE; read off instances, since linkedom does not export them.
+ */
+export const NEXT = symbolNamed(probeElement, 'next')
+export const PREV = symbolNamed(probeElement, 'prev')
+export const END = symbolNamed(probeElement, 'end')
 const probeText = (probe as unknown as { createTextNode(data: string): object }).createTextNode('x')
-const VALUE = symbolNamed(probeText, 'value')
+export const VALUE = symbolNamed(probeText, 'value')
 /** linkedom's NodeList (an Array), which its queries return. */
 const NodeList = probe.querySelectorAll('p').constructor as new () => LinkedomNode[]
 
