@@ -1,7 +1,7 @@
 import { classWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { unseen } from './dom-clean.js'
-import { attributeOf, descendants, textReaches } from './dom-walk.js'
+import { attributeOf, descendants, nextNode, textReaches } from './dom-walk.js'
 import { MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
 import { DEFAULT_RULES, pruneContent, trimLeadingLabels } from './prune-content.js'
 
@@ -224,19 +224,12 @@ function runsOnAfter(container: DomElement, body: DomElement): boolean {
   }
   let prose = 0
   let after = false
-  let node: DomNode | null = scope.firstChild
-  while (node) {
+  for (let node: DomNode | null = scope.firstChild; node; node = nextNode(node, scope, node === container)) {
     if (node === container) after = true
     else if (node.nodeType === ELEMENT_NODE) {
       const element = node as DomElement
       if (after && element.localName === 'p' && isProse(element) && !isShut(element.parentNode as DomElement) && ++prose >= RUN_ON_PARAGRAPHS) return true
-      if (node.firstChild) {
-        node = node.firstChild
-        continue
-      }
     }
-    while (node && node !== scope && !node.nextSibling) node = node.parentNode
-    node = node && node !== scope ? node.nextSibling : null
   }
   return false
 }

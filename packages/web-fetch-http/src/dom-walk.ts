@@ -1,5 +1,14 @@
 import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
 
+/** The next node after `node` in document order, below `root` (its children first unless `skipChildren`), without recursion. */
+export function nextNode(node: DomNode, root: DomNode, skipChildren = false): DomNode | null {
+  if (!skipChildren && node.firstChild) return node.firstChild
+  for (let current: DomNode | null = node; current && current !== root; current = current.parentNode) {
+    if (current.nextSibling) return current.nextSibling
+  }
+  return null
+}
+
 /**
  * The elements below `root` in document order, by one iterative walk:
  * linkedom compiles a selector at every querySelectorAll call, which costs
@@ -7,30 +16,16 @@ import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js
  */
 export function descendants(root: DomNode, keep?: (element: DomElement) => boolean): DomElement[] {
   const found: DomElement[] = []
-  let node: DomNode | null = root.firstChild
-  while (node) {
+  for (let node = root.firstChild; node; node = nextNode(node, root)) {
     if (node.nodeType === ELEMENT_NODE && (!keep || keep(node as DomElement))) found.push(node as DomElement)
-    if (node.firstChild) {
-      node = node.firstChild
-      continue
-    }
-    while (node && node !== root && !node.nextSibling) node = node.parentNode
-    node = node && node !== root ? node.nextSibling : null
   }
   return found
 }
 
 /** Whether an element below `root` has one of `names`. */
 export function hasDescendant(root: DomNode, names: ReadonlySet<string>): boolean {
-  let node: DomNode | null = root.firstChild
-  while (node) {
+  for (let node = root.firstChild; node; node = nextNode(node, root)) {
     if (node.nodeType === ELEMENT_NODE && names.has((node as DomElement).localName)) return true
-    if (node.firstChild) {
-      node = node.firstChild
-      continue
-    }
-    while (node && node !== root && !node.nextSibling) node = node.parentNode
-    node = node && node !== root ? node.nextSibling : null
   }
   return false
 }
@@ -38,15 +33,8 @@ export function hasDescendant(root: DomNode, names: ReadonlySet<string>): boolea
 /** How many elements below `root` have one of `names`, counting up to `limit`. */
 export function countDescendants(root: DomNode, names: ReadonlySet<string>, limit = Infinity): number {
   let count = 0
-  let node: DomNode | null = root.firstChild
-  while (node && count < limit) {
+  for (let node = root.firstChild; node && count < limit; node = nextNode(node, root)) {
     if (node.nodeType === ELEMENT_NODE && names.has((node as DomElement).localName)) count++
-    if (node.firstChild) {
-      node = node.firstChild
-      continue
-    }
-    while (node && node !== root && !node.nextSibling) node = node.parentNode
-    node = node && node !== root ? node.nextSibling : null
   }
   return count
 }

@@ -1,20 +1,10 @@
 import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
+import { nextNode } from './dom-walk.js'
 
 /** Deeper than this, elements are flattened (browsers, too, stop nesting at a few hundred levels). */
 export const MAX_DEPTH = 256
 
 const KEEP_LEAVES = new Set(['img', 'br'])
-
-/** The next node in document order below `root`, without recursion. */
-function nextNode(node: DomNode, root: DomNode, skipChildren = false): DomNode | null {
-  if (!skipChildren && node.firstChild) return node.firstChild
-  let current: DomNode | null = node
-  while (current && current !== root) {
-    if (current.nextSibling) return current.nextSibling
-    current = current.parentNode
-  }
-  return null
-}
 
 function hasElementChild(node: DomNode): boolean {
   for (let child = node.firstChild; child; child = child.nextSibling) if (child.nodeType === ELEMENT_NODE) return true
