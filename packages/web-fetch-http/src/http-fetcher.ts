@@ -64,7 +64,7 @@ export interface HttpFetcherOptions {
   extractTimeoutMs?: number
   /** Extraction worker threads (default: cores − 1, 1 to 4). */
   extractWorkers?: number
-  /** A worker is replaced after this many pages (default 200). */
+  /** A worker is replaced after this many pages (default 2000). */
   recycleAfterJobs?: number
   /** Readability gives up on pages with more elements than this (default 200,000; 0 = no limit). */
   maxElemsToParse?: number

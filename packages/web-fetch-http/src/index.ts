@@ -43,7 +43,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   artifactThreshold: Schema.natural().default(200_000).description('Converted text longer than this many characters is also written whole to an artifact file.'),
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),
   extractWorkers: Schema.natural().min(1).max(16).description('Extraction worker threads (default: cores − 1, 1 to 4).'),
-  recycleAfterJobs: Schema.natural().min(1).default(200).description('An extraction worker is replaced after this many pages.'),
+  recycleAfterJobs: Schema.natural().min(1).default(2000).description('An extraction worker is replaced after this many pages (a new one runs slower until V8 has optimised it).'),
   // A union with undefined: no `proxy` key unless the row writes one.
   proxy: Schema.union([
     Schema.object({
