@@ -19,9 +19,9 @@
  * alone, for its scores and the event-loop figure, which the other
  * pipelines' work on the main thread (a whole DOM per page, and its garbage)
  * would spoil; a second pass times every pipeline page by page in turn, so
- * that changes in the machine's load weigh on all of them alike, the order
- * turning by one at each page, so that each pipeline as often comes first
- * and pays for the main thread's garbage the others left. `pnpm bench:extract`
+ * that changes in the machine's load weigh on all of them alike, in an order
+ * shuffled at each page (seeded: the same in every run), so that no pipeline
+ * always follows the one whose main-thread garbage it then pays for. `pnpm bench:extract`
  * builds first: the fetcher runs from the packages' compiled dist.
  */
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
@@ -179,9 +179,10 @@ const mainThread: { row: Row; convert(html: string): string; markdown: boolean }
 ]
 // Timings: a second pass over the pages, each page through every pipeline in turn (ours under a new
 // query string, so that the document cache misses), so that the machine's load, which other work on it
-// changes from minute to minute, weighs on every pipeline alike and the ratios hold. The order of the
-// pipelines turns by one at each page: whichever runs first pays for the garbage the others left on the
-// main thread (the whole-page baseline leaves the most), and every pipeline runs first as often.
+// changes from minute to minute, weighs on every pipeline alike and the ratios hold. Whichever pipeline
+// runs after another pays for the garbage it left on the main thread (the whole-page baseline leaves the
+// most), so the order is shuffled at each page, by a seeded shuffle (the same in every run). Turned by
+// one, as it was, each pipeline kept the same predecessor: ours-text always came after the baseline.
 const steps: (() => Promise<void>)[] = [
   ...formats.map((format, index) => async () => {
     const started = performance.now()
@@ -204,10 +205,23 @@ const steps: (() => Promise<void>)[] = [
     row.counts.push(scorer.pageCounts(truth[currentId]!.articleBody, markdown ? scorer.stripMarkdown(text) : text))
   }),
 ]
+// A fixed seed: the same orders in every run.
+let seed = 0x2545f491
+const random = () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
 let currentId = ids[0]!
-for (const [position, id] of ids.entries()) {
+for (const id of ids) {
   currentId = id
-  for (let step = 0; step < steps.length; step++) await steps[(position + step) % steps.length]!()
+  const order = steps.map((_, index) => index)
+  for (let index = order.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1))
+    ;[order[index], order[other]] = [order[other]!, order[index]!]
+  }
+  for (const step of order) await steps[step]!()
 }
 const bareRows = mainThread.slice(0, formats.length).map(({ row }) => row)
 
