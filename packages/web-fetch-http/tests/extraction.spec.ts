@@ -281,6 +281,24 @@ describe('extraction pool', () => {
     }
   })
 
+  it('recycles a worker whose heap passed its limit after a page, and starts the replacement at once', async () => {
+    // Every worker's heap holds more than 1 MB once its modules are loaded.
+    const pool = new ExtractPool({ size: 1, recycleHeapMb: 1 })
+    try {
+      const one = pool.convert(page('<p>one</p>'), signal())
+      const [first] = pool.threadIds
+      assert.equal((await one).text, 'one')
+      const [replacement] = pool.threadIds
+      assert.equal(pool.threadIds.length, 1, 'a replacement is running')
+      assert.notEqual(replacement, first)
+      assert.equal((await pool.convert(page('<p>two</p>'), signal())).text, 'two')
+      assert.equal(pool.threadIds.length, 1)
+      assert.notEqual(pool.threadIds[0], replacement, 'the replacement was replaced in turn after its page')
+    } finally {
+      await pool.close()
+    }
+  })
+
   it('ends the work when the call is aborted, with WEB_ABORTED', async () => {
     const pool = new ExtractPool({ size: 1 })
     try {
