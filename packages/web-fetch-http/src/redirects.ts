@@ -51,6 +51,32 @@ export function discard(stream: Readable) {
   if (!stream.destroyed) stream.destroy()
 }
 
+/** A redirect's body longer than this is cut off, and its connection closed, rather than read. */
+export const REDIRECT_DRAIN_BYTES = 64 * 1024
+/** ...and so is one that takes longer than this to arrive. */
+export const REDIRECT_DRAIN_MS = 1000
+
+/**
+ * A redirect's body read to its end and thrown away, so that its kept
+ * connection can serve the next hop (a redirect to the same address, such as
+ * `/docs` to `/docs/`); destroying the body unread would close it. A body over
+ * REDIRECT_DRAIN_BYTES, or slower than REDIRECT_DRAIN_MS, is cut off instead
+ * (undici's `dump`), and the connection with it. undici hands a connection
+ * to the next request one turn of the event loop after its response ended (a
+ * setImmediate, so that a server's close is seen first); the next hop waits
+ * that turn, or it would find the connection busy and open another.
+ */
+async function drainRedirectBody(body: Readable, signal: AbortSignal): Promise<void> {
+  const readable = body as Readable & { dump?(options: { limit: number; signal: AbortSignal }): Promise<unknown> }
+  if (typeof readable.dump !== 'function') return discard(readable)
+  readable.on('error', () => {})
+  const drained = await readable.dump({ limit: REDIRECT_DRAIN_BYTES, signal: AbortSignal.any([signal, AbortSignal.timeout(REDIRECT_DRAIN_MS)]) }).then(
+    () => readable.readableEnded,
+    () => false,
+  )
+  if (drained) await new Promise((resolve) => setImmediate(resolve))
+}
+
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
@@ -178,7 +204,9 @@ export async function requestFollowingRedirects(
     const headers = response.headers as Record<string, string | string[] | undefined>
     const location = header(headers, 'location')
     if (status >= 300 && status < 400 && status !== 304 && location !== undefined) {
-      discard(response.body as unknown as Readable)
+      // A proxy hop's agent is destroyed with its connection: nothing to keep.
+      if (tunnelled) discard(response.body as unknown as Readable)
+      else await drainRedirectBody(response.body as unknown as Readable, signal)
       close()
       redirects.push({ url: url.href, status, location, ...taken })
       let next: URL

@@ -5,6 +5,7 @@ import { after, describe, it } from 'node:test'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { loadUndici } from '../src/lazy-undici.js'
 import { PinnedAgents } from '../src/pinned-dispatcher.js'
+import { REDIRECT_DRAIN_BYTES, REDIRECT_DRAIN_MS } from '../src/redirects.js'
 import { fakeLookup, refusal } from './helpers.js'
 
 const PAGE = '<html><head><title>kept</title></head><body><p>a page served on a kept connection</p></body></html>'
@@ -165,6 +166,53 @@ describe('pinned connections are kept between fetches', () => {
       const again = await fetcher.fetch({ url: `http://stale.test:${server.port}/b`, format: 'text' })
       assert.match(again.text, /kept connection/)
       assert.equal(server.accepted, 2)
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('a redirect to the same address is followed over the connection that brought it; a long or slow redirect body is cut off', async () => {
+    // The socket each request came on, in order.
+    const sockets: { url: string; socket: Socket }[] = []
+    const server = await countingServer('127.0.0.1', (request, response) => {
+      sockets.push({ url: request.url!, socket: request.socket })
+      const redirect = (body: string, end = true) => {
+        response.writeHead(301, { location: '/page', 'content-type': 'text/html; charset=utf-8', ...(end ? { 'content-length': Buffer.byteLength(body) } : {}) })
+        if (end) response.end(body)
+        else response.write(body)
+      }
+      if (request.url === '/short') return redirect('<a href="/page">Moved</a>')
+      if (request.url === '/long') return redirect('x'.repeat(REDIRECT_DRAIN_BYTES + 1))
+      // Headers and a first piece, then nothing: the rest never comes.
+      if (request.url === '/slow') return redirect('<a href="/page">Moved</a>', false)
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      response.end(PAGE)
+    })
+    servers.push(server)
+    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'moved.test': ['127.0.0.1'] }), privateHosts: ['moved.test'], cacheTtlMs: 0 })
+    /** The socket of the redirect and of the hop it led to. */
+    const hops = async (path: string) => {
+      sockets.length = 0
+      const document = await fetcher.fetch({ url: `http://moved.test:${server.port}${path}`, format: 'text' })
+      assert.match(document.text, /kept connection/)
+      assert.equal(document.provenance.redirects.length, 1)
+      assert.deepEqual(sockets.map(({ url }) => url), [path, '/page'])
+      return { redirect: sockets[0]!.socket, hop: sockets[1]!.socket }
+    }
+    try {
+      await warmUp(fetcher, 'moved.test')
+      const short = await hops('/short')
+      assert.equal(short.hop, short.redirect, "the hop went over the redirect's connection")
+      assert.equal(server.accepted, 1)
+      const long = await hops('/long')
+      assert.equal(long.redirect, short.hop, 'the next fetch reused the kept connection too')
+      assert.notEqual(long.hop, long.redirect, 'a redirect body over the limit was not read: its connection was closed, the hop took a new one')
+      await until(() => long.redirect.destroyed, 'the connection of the long body is closed')
+      const started = performance.now()
+      const slow = await hops('/slow')
+      assert.ok(performance.now() - started >= REDIRECT_DRAIN_MS * 0.9, 'the body was waited for up to its time')
+      assert.notEqual(slow.hop, slow.redirect, 'a redirect body that did not end was cut off with its connection')
+      await until(() => slow.redirect.destroyed, 'the connection of the slow body is closed')
     } finally {
       await fetcher.close()
     }
