@@ -58,8 +58,8 @@ export const REDIRECT_DRAIN_MS = 1000
 
 /**
  * A redirect's body read to its end and thrown away, so that its kept
- * connection can serve the next hop (a redirect to the same address, such as
- * `/docs` to `/docs/`); destroying the body unread would close it. A body over
+ * connection can carry the next hop to the same origin (`/docs` to
+ * `/docs/`); destroying the body unread would close it. A body over
  * REDIRECT_DRAIN_BYTES, or slower than REDIRECT_DRAIN_MS, is cut off instead
  * (undici's `dump`), and the connection with it. undici hands a connection
  * to the next request one turn of the event loop after its response ended (a
@@ -123,6 +123,47 @@ function transportError(error: unknown, url: URL, signal: AbortSignal): WebError
 }
 
 export { transportError }
+
+/**
+ * Where a redirect leads, checked as a first URL is (policy.parse: scheme,
+ * form, domain lists), or WEB_REDIRECT_BLOCKED / WEB_BLOCKED_URL saying why
+ * it is not followed. `hops` counts this redirect.
+ */
+function nextHop(
+  from: URL,
+  location: string,
+  status: number,
+  hops: number,
+  options: { start: URL; maxRedirects: number; policy: AddressPolicy; allowedDomains: string[] | undefined },
+): URL {
+  let next: URL
+  try {
+    next = new URL(location, from)
+  } catch (cause) {
+    throw new WebError('WEB_REDIRECT_BLOCKED', `${redactUrl(from)} redirected to a Location that does not parse.`, { cause, details: { url: redactUrl(from), status } })
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new WebError('WEB_REDIRECT_BLOCKED', `${redactUrl(from)} redirected to the scheme "${next.protocol.slice(0, -1)}"; only http and https are followed.`, {
+      details: { url: redactUrl(from), status },
+    })
+  }
+  if (hops > options.maxRedirects) {
+    throw new WebError('WEB_REDIRECT_BLOCKED', `Too many redirects: more than ${options.maxRedirects}, starting at ${redactUrl(options.start)}.`, {
+      details: { url: redactUrl(options.start), limit: options.maxRedirects },
+    })
+  }
+  try {
+    return options.policy.parse(next.href, options.allowedDomains)
+  } catch (error) {
+    if (WebError.is(error) && (error.code === 'WEB_INVALID_URL' || error.code === 'WEB_BLOCKED_URL')) {
+      throw new WebError(error.code === 'WEB_INVALID_URL' ? 'WEB_REDIRECT_BLOCKED' : 'WEB_BLOCKED_URL', `A redirect from ${redactUrl(from)} was refused: ${error.message}`, {
+        cause: error,
+        details: error.details,
+      })
+    }
+    throw error
+  }
+}
 
 /** The error of a request sent on a kept-alive connection the server had already closed. */
 function isStaleConnection(error: unknown): boolean {
@@ -204,38 +245,21 @@ export async function requestFollowingRedirects(
     const headers = response.headers as Record<string, string | string[] | undefined>
     const location = header(headers, 'location')
     if (status >= 300 && status < 400 && status !== 304 && location !== undefined) {
-      // A proxy hop's agent is destroyed with its connection: nothing to keep.
-      if (tunnelled) discard(response.body as unknown as Readable)
-      else await drainRedirectBody(response.body as unknown as Readable, signal)
-      close()
+      const body = response.body as unknown as Readable
       redirects.push({ url: url.href, status, location, ...taken })
       let next: URL
       try {
-        next = new URL(location, url)
-      } catch (cause) {
-        throw new WebError('WEB_REDIRECT_BLOCKED', `${redactUrl(url)} redirected to a Location that does not parse.`, { cause, details: { url: redactUrl(url), status } })
-      }
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new WebError('WEB_REDIRECT_BLOCKED', `${redactUrl(url)} redirected to the scheme "${next.protocol.slice(0, -1)}"; only http and https are followed.`, {
-          details: { url: redactUrl(url), status },
-        })
-      }
-      if (redirects.length > options.maxRedirects) {
-        throw new WebError('WEB_REDIRECT_BLOCKED', `Too many redirects: more than ${options.maxRedirects}, starting at ${redactUrl(start)}.`, {
-          details: { url: redactUrl(start), limit: options.maxRedirects },
-        })
-      }
-      try {
-        url = policy.parse(next.href, allowedDomains)
+        next = nextHop(url, location, status, redirects.length, { start, maxRedirects: options.maxRedirects, policy, allowedDomains })
       } catch (error) {
-        if (WebError.is(error) && (error.code === 'WEB_INVALID_URL' || error.code === 'WEB_BLOCKED_URL')) {
-          throw new WebError(error.code === 'WEB_INVALID_URL' ? 'WEB_REDIRECT_BLOCKED' : 'WEB_BLOCKED_URL', `A redirect from ${redactUrl(redirects.at(-1)!.url)} was refused: ${error.message}`, {
-            cause: error,
-            details: error.details,
-          })
-        }
+        discard(body)
+        close()
         throw error
       }
+      // Only a hop to the same origin can go over this connection (a proxy hop's agent is destroyed with it).
+      if (!tunnelled && next.origin === url.origin) await drainRedirectBody(body, signal)
+      else discard(body)
+      close()
+      url = next
       continue
     }
     return { url, status, headers, body: response.body as unknown as Readable, address, ...taken, redirects, close }

@@ -213,6 +213,18 @@ describe('pinned connections are kept between fetches', () => {
       assert.ok(performance.now() - started >= REDIRECT_DRAIN_MS * 0.9, 'the body was waited for up to its time')
       assert.notEqual(slow.hop, slow.redirect, 'a redirect body that did not end was cut off with its connection')
       await until(() => slow.redirect.destroyed, 'the connection of the slow body is closed')
+      // To another origin the connection cannot carry the hop: its body is not waited for.
+      const other = await countingServer('127.0.0.1')
+      servers.push(other)
+      const away = await countingServer('127.0.0.1', (_request, response) => {
+        response.writeHead(302, { location: `http://moved.test:${other.port}/page`, 'content-type': 'text/html; charset=utf-8' })
+        response.write('<a href="elsewhere">Found</a>')
+      })
+      servers.push(away)
+      const leaving = performance.now()
+      const elsewhere = await fetcher.fetch({ url: `http://moved.test:${away.port}/`, format: 'text' })
+      assert.match(elsewhere.text, /kept connection/)
+      assert.ok(performance.now() - leaving < REDIRECT_DRAIN_MS, 'the hop to another origin did not wait for the body that never ends')
     } finally {
       await fetcher.close()
     }
