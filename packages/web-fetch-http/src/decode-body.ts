@@ -146,6 +146,16 @@ function inflateOnce(bytes: Buffer, encoding: string, maxOutputLength: number, p
 
 const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
+/** What a body over the byte cap is told (WEB_FETCH_TOO_LARGE), here and in read-body.ts. */
+export function tooLargeMessage(maxBytes: number, decompressed: boolean): string {
+  return `The response is larger than the limit of ${maxBytes} bytes${decompressed ? ' (after decompression)' : ''}; it was not read to the end.`
+}
+
+/** What a body that does not decompress is told (WEB_FETCH_FAILED), here and in read-body.ts. */
+export function undecodableMessage(encodings: string[], error: unknown): string {
+  return `The ${encodings.join(', ')}-encoded body could not be decompressed (${(error as Error)?.message ?? error}).`
+}
+
 /**
  * A body's content encodings undone in an extraction worker, the output
  * capped at `maxBytes` as read-body.ts caps it while streaming: over the cap
@@ -158,9 +168,9 @@ export function inflateBody(bytes: Uint8Array, encodings: string[], maxBytes: nu
     for (const encoding of [...encodings].reverse()) decoded = inflateOnce(decoded, encoding, maxBytes, false)
   } catch (error) {
     if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new DocumentError('WEB_FETCH_TOO_LARGE', `The response is larger than the limit of ${maxBytes} bytes (after decompression); it was not read to the end.`, { limit: maxBytes })
+      throw new DocumentError('WEB_FETCH_TOO_LARGE', tooLargeMessage(maxBytes, true), { limit: maxBytes })
     }
-    throw new DocumentError('WEB_FETCH_FAILED', `The ${encodings.join(', ')}-encoded body could not be decompressed (${(error as Error)?.message ?? error}).`)
+    throw new DocumentError('WEB_FETCH_FAILED', undecodableMessage(encodings, error))
   }
   return decoded
 }

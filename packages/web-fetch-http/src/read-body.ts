@@ -1,7 +1,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream'
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib'
 import { WebError, redactUrl } from 'dsh-web'
-import { type ContentKind, DECODABLE_ENCODINGS, contentEncodings, decodedPrefix, isZlibWrapped } from './decode-body.js'
+import { type ContentKind, DECODABLE_ENCODINGS, contentEncodings, decodedPrefix, isZlibWrapped, tooLargeMessage, undecodableMessage } from './decode-body.js'
 
 export interface BodyBytes {
   bytes: Buffer
@@ -17,6 +17,10 @@ export interface BodyBytes {
  * ones; a decompression bomb still stops at most one piece past the cap.
  */
 const DECODED_CHUNK_BYTES = 128 * 1024
+
+function tooLarge(url: string, maxBytes: number, decompressed: boolean): WebError {
+  return new WebError('WEB_FETCH_TOO_LARGE', tooLargeMessage(maxBytes, decompressed), { details: { url: redactUrl(url), limit: maxBytes } })
+}
 
 /** Inflate that accepts both zlib-wrapped and raw deflate, as browsers do. */
 class AutoInflate extends Transform {
@@ -133,19 +137,13 @@ export async function readBody(
   }
   if (failure) {
     if (WebError.is(failure)) throw failure
-    throw new WebError('WEB_FETCH_FAILED', `The ${encodings.join(', ')}-encoded body could not be decompressed (${(failure as Error).message}).`, {
+    throw new WebError('WEB_FETCH_FAILED', undecodableMessage(encodings, failure), {
       cause: failure,
       details: { url: redactUrl(options.url) },
     })
   }
   if (over || wireOver) {
-    if (!options.allowPartial) {
-      throw new WebError(
-        'WEB_FETCH_TOO_LARGE',
-        `The response is larger than the limit of ${options.maxBytes} bytes${decoders.length ? ' (after decompression)' : ''}; it was not read to the end.`,
-        { details: { url: redactUrl(options.url), limit: options.maxBytes } },
-      )
-    }
+    if (!options.allowPartial) throw tooLarge(options.url, options.maxBytes, decoders.length > 0)
     return {
       bytes: Buffer.concat(chunks),
       wireBytes,
@@ -163,11 +161,6 @@ export interface WorkerBody extends BodyBytes {
   kind: ContentKind | undefined
 }
 
-function tooLarge(url: string, maxBytes: number): WebError {
-  return new WebError('WEB_FETCH_TOO_LARGE', `The response is larger than the limit of ${maxBytes} bytes (after decompression); it was not read to the end.`, {
-    details: { url: redactUrl(url), limit: maxBytes },
-  })
-}
 
 /**
  * The body as the extraction worker takes it. A compressed body is read as it
@@ -197,7 +190,7 @@ export async function readBodyForWorker(
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       wireBytes += chunk.length
-      if (wireBytes > options.maxBytes) throw tooLarge(options.url, options.maxBytes)
+      if (wireBytes > options.maxBytes) throw tooLarge(options.url, options.maxBytes, true)
       chunks.push(chunk)
     }
   } finally {
