@@ -71,6 +71,11 @@ function append(measure: OpenMeasure, collapsed: number, startsBlank: boolean, e
   measure.endsBlank = endsBlank
 }
 
+/** The collapsed text's length once the blank at either end is trimmed. */
+function trimmedLength(measure: OpenMeasure): number {
+  return Math.max(0, measure.collapsed - (measure.startsBlank ? 1 : 0) - (measure.endsBlank ? 1 : 0))
+}
+
 function opened(links: number): OpenMeasure {
   return { chars: 0, linkChars: 0, links, length: 0, collapsed: 0, startsBlank: false, endsBlank: false }
 }
@@ -93,7 +98,7 @@ export function measureText(root: DomElement, enter?: (element: DomElement) => b
   const close = () => {
     const element = elements.pop()!
     const measure = open.pop()!
-    measure.length = Math.max(0, measure.collapsed - (measure.startsBlank ? 1 : 0) - (measure.endsBlank ? 1 : 0))
+    measure.length = trimmedLength(measure)
     measures.set(element, measure)
     if (element.localName === 'a') linkDepth--
     if (open.length) {
@@ -157,33 +162,21 @@ export function measureText(root: DomElement, enter?: (element: DomElement) => b
  * long article costs what its first lines cost.
  */
 export function textReaches(element: DomElement, threshold: number): boolean {
-  let collapsed = 0
-  let startsBlank = false
-  let endsBlank = false
-  let node: DomNode | null = element.firstChild
-  while (node) {
+  const measure = opened(0)
+  for (let node: DomNode | null = element.firstChild; node; ) {
     const type = node.nodeType
     if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
       const value = node.textContent ?? ''
       if (value) {
         const text = WHITE_RUNS.test(value) ? value.replace(WHITE_SPACE, ' ') : value
-        const first = text.charCodeAt(0) === 32
-        if (collapsed === 0) {
-          collapsed = text.length
-          startsBlank = first
-        } else collapsed += text.length - (endsBlank && first ? 1 : 0)
-        endsBlank = text.charCodeAt(text.length - 1) === 32
+        append(measure, text.length, text.charCodeAt(0) === 32, text.charCodeAt(text.length - 1) === 32)
         // at worst a leading and a trailing blank are trimmed
-        if (collapsed - (startsBlank ? 1 : 0) - 1 >= threshold) return true
+        if (measure.collapsed - (measure.startsBlank ? 1 : 0) - 1 >= threshold) return true
       }
-    } else if (type === ELEMENT_NODE && node.firstChild) {
-      node = node.firstChild
-      continue
     }
-    while (node && node !== element && !node.nextSibling) node = node.parentNode
-    node = node && node !== element ? node.nextSibling : null
+    node = nextNode(node, element, type !== ELEMENT_NODE)
   }
-  return Math.max(0, collapsed - (startsBlank ? 1 : 0) - (endsBlank ? 1 : 0)) >= threshold
+  return trimmedLength(measure) >= threshold
 }
 
 /** White space other than a lone space (what collapsing changes). */
