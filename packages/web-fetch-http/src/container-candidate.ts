@@ -2,7 +2,7 @@ import { classWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { unseen } from './dom-clean.js'
 import { attributeOf, descendants, nextNode, textReaches } from './dom-walk.js'
-import { MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
+import { MIN_ITEM_CHARS, SHUT, isArticleRun, kindOf, kindWords } from './list-items.js'
 import { DEFAULT_RULES, pruneContent, trimLeadingLabels } from './prune-content.js'
 
 /**
@@ -90,8 +90,8 @@ export function cleanCandidate(copy: DomElement) {
   trimLeadingLabels(copy)
 }
 function sharesClassWord(one: DomElement, other: DomElement): boolean {
-  const words = new Set((attributeOf(one, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word)))
-  const others = (attributeOf(other, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+  const words = new Set(kindWords(one))
+  const others = kindWords(other)
   if (!words.size && !others.length) return true
   return others.some((word) => words.has(word))
 }
@@ -234,4 +234,3 @@ function runsOnAfter(container: DomElement, body: DomElement): boolean {
   return false
 }
 
-const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])

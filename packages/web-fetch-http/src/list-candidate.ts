@@ -2,14 +2,12 @@ import { namesBoilerplate } from './boilerplate-words.js'
 import { containerCandidate, isContainerTag } from './container-candidate.js'
 import type { DomElement, DomNode } from './dom.js'
 import { type TextMeasure, attributeOf, countDescendants, descendants, measureText, textReaches } from './dom-walk.js'
-import { INNER_BLOCKS, ITEM_TAGS, LIST_SHARE, MIN_ITEMS, MIN_ITEM_CHARS, isArticleRun, kindOf } from './list-items.js'
+import { INNER_BLOCKS, ITEM_TAGS, LIST_SHARE, MIN_ITEMS, MIN_ITEM_CHARS, SHUT, isArticleRun, kindOf } from './list-items.js'
 
 function isItemTag(element: DomElement): boolean {
   return ITEM_TAGS.has(element.localName)
 }
 
-/** Page chrome: a list inside one of these (a menu, a footer's link columns) is not content. */
-const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])
 
 /** Whether `element` or one of its ancestors below `body` is chrome or names furniture (comments, related stories). */
 function inFurniture(element: DomElement, body: DomElement): boolean {

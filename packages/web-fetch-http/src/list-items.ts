@@ -9,10 +9,17 @@ export const LIST_SHARE = 0.5
 export const ITEM_TAGS = new Set(['div', 'article', 'section', 'li', 'tr', 'dd'])
 export const INNER_BLOCKS = new Set(['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'pre', 'blockquote', 'table'])
 
-/** An item's kind: its tag and its class words without digits (post-1806 and the like name one item, not a kind of item). */
+/** Page chrome: a list or a paragraph inside one of these (a menu, a footer's link columns) is not content. */
+export const SHUT = new Set(['nav', 'aside', 'footer', 'header', 'form'])
+
+/** An element's class words without digits, lower case (post-1806 and the like name one item, not a kind of item). */
+export function kindWords(element: DomElement): string[] {
+  return (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
+}
+
+/** An item's kind: its tag and its kindWords. */
 export function kindOf(element: DomElement): string {
-  const words = (attributeOf(element, 'class') ?? '').toLowerCase().split(/\s+/).filter((word) => word && !/\d/.test(word))
-  return `${element.localName}.${words.sort().join('.')}`
+  return `${element.localName}.${kindWords(element).sort().join('.')}`
 }
 
 /**
