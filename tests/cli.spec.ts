@@ -101,7 +101,8 @@ describe('dsh CLI', () => {
     const oneKey = join(home, 'one-key.cordis.yml')
     await writeFile(oneKey, '- id: tool-web\n  config: { searchMaxQueries: 2 }\n')
     const warning = `${oneKey} replaces the config of row "tool-web" whole; keys it does not mention change: ` +
-      `fetch true (from ${join(ROOT, 'packages/harness/config/presets/standard.cordis.yml')}) -> false (plugin default). Restate them in ${oneKey} to keep them.`
+      `fetch true (from ${join(ROOT, 'packages/harness/config/presets/standard.cordis.yml')}) -> false (plugin default), ` +
+      `searchTimeoutMs 60000 (from ${join(ROOT, 'packages/harness/config/presets/standard.cordis.yml')}) -> 30000 (plugin default). Restate them in ${oneKey} to keep them.`
     const composed = await dsh(['compose', '--json', '--preset', 'standard', '--config', oneKey], { home })
     const dump = onlyJson(composed)
     assert.ok(composed.stderr.split('\n').includes(`dsh: warning: ${warning}`), composed.stderr)
@@ -119,12 +120,16 @@ describe('dsh CLI', () => {
     assert.ok(human.stdout.split('\n').some((line) => /^ +fetch: false +<- plugin default$/.test(line)), human.stdout)
   })
 
-  it('dsh compose --json gives every row configSources; the shipped base sets no value, so all are plugin defaults', async () => {
+  it('dsh compose --json gives every row configSources: what the base states comes from base.cordis.yml, the rest are plugin defaults', async () => {
     const dump = onlyJson(await dsh(['compose', '--json'], { home }))
     assert.deepEqual(dump.warnings, [])
+    const base = join(ROOT, 'packages/harness/config/base.cordis.yml')
+    const stated: Record<string, string[]> = { web: ['searchProvider', 'fetchProvider'], 'tool-web': ['fetch', 'searchTimeoutMs'] }
     for (const row of dump.rows) {
       assert.deepEqual(Object.keys(row.configSources), Object.keys(row.config), row.id)
-      for (const [key, source] of Object.entries(row.configSources)) assert.equal(source, 'plugin default', `${row.id}.${key}`)
+      for (const [key, source] of Object.entries(row.configSources)) {
+        assert.equal(source, stated[row.id]?.includes(key) ? base : 'plugin default', `${row.id}.${key}`)
+      }
     }
   })
 

@@ -31,33 +31,30 @@ describe('shipped compositions', () => {
     })
   }
 
-  it('the shipped files set only values that differ from the plugin defaults, each with a comment saying why', async () => {
+  it('every value the shipped files state has a comment saying why', async () => {
     const { readdir, readFile } = await import('node:fs/promises')
     const { parseLayer } = await import('dsh-harness')
     const files = ['packages/harness/config/base.cordis.yml', ...(await readdir(join(ROOT, 'packages/harness/config/presets'))).map((file) => `packages/harness/config/presets/${file}`)]
-    const names = new Map<string, string>()
     let checked = 0
     for (const file of files) {
       const text = await readFile(join(ROOT, file), 'utf8')
       const lines = text.split('\n')
       for (const row of parseLayer(file, text).rows) {
-        if (row.name) names.set(row.id, row.name)
         if (!row.config) continue
-        const plugin = await import(names.get(row.id)!)
-        const defaults = plugin.Config({})
         const start = lines.findIndex((line) => line === `- id: ${row.id}`)
-        for (const [key, value] of Object.entries(row.config)) {
-          assert.notDeepEqual(value, defaults[key], `${file}: row "${row.id}" states ${key}: ${JSON.stringify(value)}, the plugin's default`)
+        let previous = start
+        for (const key of Object.keys(row.config)) {
           const at = lines.findIndex((line, index) => index > start && new RegExp(`^\\s+${key}:`).test(line))
-          assert.ok(lines.slice(start + 1, at).some((line) => /^\s*#/.test(line)), `${file}: row "${row.id}" sets ${key} without a comment saying why`)
+          assert.ok(lines.slice(previous + 1, at).some((line) => /^\s*#/.test(line)), `${file}: row "${row.id}" sets ${key} without a comment saying why`)
+          previous = at
           checked++
         }
       }
     }
-    assert.ok(checked >= 4, `checked only ${checked} values`)
+    assert.ok(checked >= 10, `checked only ${checked} values`)
   })
 
-  it('mounts every row of the base by explicit id, with fetch off and searchTimeoutMs 60000', async () => {
+  it('the base states its providers by id, fetch off and the one-minute search budget: each value comes from base.cordis.yml', async () => {
     const dump = onlyJson(await dsh(['compose', '--json'], { home }))
     const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
     assert.deepEqual(Object.keys(rows), ['credentials', 'session', 'tools', 'network', 'web', 'web-search-deepseek', 'web-fetch-http', 'tool-web'])
@@ -69,13 +66,46 @@ describe('shipped compositions', () => {
       stateTimeoutMs: 250,
       stateRetryMs: 2000,
       memoryMaxBytes: 50 * 1024 * 1024,
-      searchCacheTtlMs: 600_000,
+      searchCacheTtlMs: 0,
       searchLimits: {},
     })
+    const base = /base\.cordis\.yml$/
+    assert.match(rows.web.configSources.searchProvider, base)
+    assert.match(rows.web.configSources.fetchProvider, base)
+    assert.equal(rows.web.configSources.searchCacheTtlMs, 'plugin default')
     assert.equal(rows['tool-web'].config.fetch, false)
     assert.equal(rows['tool-web'].config.searchTimeoutMs, 60000)
+    assert.match(rows['tool-web'].configSources.fetch, base)
+    assert.match(rows['tool-web'].configSources.searchTimeoutMs, base)
     assert.equal(rows['tool-web'].config.search, true)
     assert.equal(rows['web-search-deepseek'].config.apiKeyEnv, 'DEEPSEEK_API_KEY')
+    for (const preset of ['standard', 'ptc', 'web']) {
+      const shown = onlyJson(await dsh(['compose', '--json', '--preset', preset], { home }))
+      assert.equal(shown.rows.find((row: any) => row.id === 'tool-web').config.searchTimeoutMs, 60000, `${preset} keeps the minute`)
+    }
+  })
+
+  it('a composition of its own gives dsh-tool-web its provider-neutral 30 s, and a seam that names no provider refuses the call naming the key', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const own = await mkdtemp(join(tmpdir(), 'dsh-own-config-'))
+    try {
+      await writeFile(
+        join(own, 'base.cordis.yml'),
+        ['- id: credentials', '  name: dsh-harness/credentials', '- id: session', '  name: dsh-harness/session', '- id: tools', '  name: dsh-harness/tools',
+          '- id: web', '  name: dsh-web', '- id: web-search-deepseek', '  name: dsh-web-search-deepseek', '- id: tool-web', '  name: dsh-tool-web', ''].join('\n'),
+      )
+      const dump = onlyJson(await dsh(['compose', '--json', '--config-dir', own], { home }))
+      const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
+      assert.equal(rows['tool-web'].config.searchTimeoutMs, 30000)
+      assert.equal(rows['tool-web'].configSources.searchTimeoutMs, 'plugin default')
+      assert.equal(rows.web.config.searchProvider, undefined)
+      const result = await dsh(['call', 'web_search', '{"queries":["anything"]}', '--json', '--config-dir', own, '--allow-failed-rows'], { home, env: { DEEPSEEK_API_KEY: 'sk-test' } })
+      const outcome = JSON.parse(result.stdout)
+      assert.match(JSON.stringify(outcome), /searchProvider/)
+    } finally {
+      await rm(own, { recursive: true, force: true })
+    }
   })
 
   it('redacts a literal apiKey in the dump', async () => {

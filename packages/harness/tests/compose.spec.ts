@@ -45,9 +45,9 @@ describe('composition loader', () => {
     const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
     try {
       const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
-      // The personal overlay replaced web's config as a whole: fetchProvider is back to its default.
+      // The personal overlay replaced web's config as a whole: fetchProvider is gone (the seam has no default; dsh compose warns).
       const { searchProvider, fetchProvider, stateStore } = rows.web.config as Record<string, unknown>
-      assert.deepEqual({ searchProvider, fetchProvider, stateStore }, { searchProvider: 'openai-official', fetchProvider: 'http', stateStore: 'memory' })
+      assert.deepEqual({ searchProvider, fetchProvider, stateStore }, { searchProvider: 'openai-official', fetchProvider: undefined, stateStore: 'memory' })
       assert.equal(rows.web.configFrom, join(home, 'cordis.yml'))
       assert.equal(rows.credentials.status, 'disabled')
       assert.equal(composition.ctx.get('credentials'), undefined)
@@ -260,11 +260,11 @@ describe('composition loader', () => {
       // The replacement itself stands (a row's config is replaced whole): only now it is said out loud.
       const toolWeb = composition.rows().find((row) => row.id === 'tool-web')!
       assert.equal((toolWeb.config as any).fetch, false)
-      assert.equal((toolWeb.config as any).searchTimeoutMs, 60_000)
+      assert.equal((toolWeb.config as any).searchTimeoutMs, 30_000)
       // The earlier overlay restated fetch, so the values lost are the ones it set.
       assert.deepEqual(composition.warnings, [
         `${oneKey} replaces the config of row "tool-web" whole; keys it does not mention change: ` +
-          `fetch true (from ${earlier}) -> false (plugin default), searchTimeoutMs 90000 (from ${earlier}) -> 60000 (plugin default). ` +
+          `fetch true (from ${earlier}) -> false (plugin default), searchTimeoutMs 90000 (from ${earlier}) -> 30000 (plugin default). ` +
           `Restate them in ${oneKey} to keep them.`,
       ])
     } finally {
@@ -273,7 +273,7 @@ describe('composition loader', () => {
   })
 
   it('gives no warning when an overlay restates the keys it keeps, or a later layer sets them again', async () => {
-    const restating = await overlay('restating.cordis.yml', '- id: tool-web\n  config: { fetch: true, searchMaxQueries: 2 }\n')
+    const restating = await overlay('restating.cordis.yml', '- id: tool-web\n  config: { fetch: true, searchTimeoutMs: 60000, searchMaxQueries: 2 }\n')
     const plain = await compose({ configDir: CONFIG_DIR, home, preset: 'standard', overlays: [restating] })
     await plain.dispose()
     assert.deepEqual(plain.warnings, [])

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 /**
  * What every model-API search provider repeats: one client per provider
  * instance (its connections, base URL, availability) and, per search, the
@@ -299,7 +300,8 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
  * Appends the log-only event of one HTTP attempt to the call's session (none
  * without a session), with the call's `callId` when it has one. `data` is built
  * only when there is a session; it holds identifiers and the body, never
- * headers or keys.
+ * headers or keys. The call's `onRequestLogged` then hears where the log
+ * holds it (session, sequence number, the SHA-256 of the data as logged).
  */
 export async function appendRequestEvent(call: ProviderCall, type: string, data: () => { [key: string]: JsonValue }): Promise<void> {
   if (!call.session) return
@@ -308,7 +310,8 @@ export async function appendRequestEvent(call: ProviderCall, type: string, data:
   // The route this call's requests take (direct, or the proxy's origin without credentials).
   const taken = callRoutes.get(call)
   if (taken) Object.assign(event, taken)
-  await call.session.append(type, event, { visibility: 'log' })
+  const logged = await call.session.append(type, event, { visibility: 'log' })
+  call.onRequestLogged?.({ session: call.session.id, seq: logged.seq, type, sha256: createHash('sha256').update(JSON.stringify(event)).digest('hex') })
 }
 
 /** The event a retry wait appends to the call's session, so a host can show it (docs/events.md). */

@@ -18,7 +18,7 @@ export type Config = ToolWebConfig
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   search: Schema.boolean().default(true).description('Register the web_search tool.'),
   fetch: Schema.boolean().default(false).description('Register the web_fetch tool. Off unless asked: it reads any public page the model names.'),
-  searchTimeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('One deadline for all queries of a web_search call (the search providers allow 60 s for one search).'),
+  searchTimeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('One deadline for all queries of a web_search call. Provider-neutral; the shipped base gives its DeepSeek search 60 s.'),
   searchMaxQueries: Schema.natural().min(1).max(20).default(4).description('Most queries one web_search call may carry.'),
   fetchTimeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of one web_fetch call.'),
   fetchMaxChars: Schema.natural().min(1).max(FETCH_MAX_CHARS_LIMIT).default(20_000).description('Default and largest number of characters of page text one web_fetch call returns.'),

@@ -1,4 +1,4 @@
-import { type Citation, type SearchFilterName, type SearchFilterReport, type SearchRequest, type SearchResult, type SearchUsage, WebError } from 'dsh-web'
+import { type Citation, type SearchCacheHit, type SearchFilterName, type SearchFilterReport, type SearchRequest, type SearchResult, type SearchUsage, WebError } from 'dsh-web'
 import { type ArtifactRef } from 'dsh-host'
 import { hasUrl, type MergedSource, mergeSources } from './merge-sources.js'
 
@@ -35,6 +35,8 @@ export interface WebSearchOutput {
   usage?: SearchUsage
   failures: QueryFailure[]
   warnings: string[]
+  /** The queries answered from the seam's search cache (only when the operator turned it on), each with when, which provider, and the logged requests behind it. */
+  fromCache?: (SearchCacheHit & { query: string })[]
   /** Set when the model-facing text was above the output threshold. */
   artifact?: ArtifactRef
 }
@@ -79,6 +81,8 @@ export function buildSearchOutput(request: Omit<SearchRequest, 'query'>, settled
   }
   const usage = sumUsage(results.map(({ result }) => result.usage))
   if (usage) output.usage = usage
+  const cached = results.flatMap(({ query, result }) => (result.fromCache ? [{ query, ...result.fromCache }] : []))
+  if (cached.length) output.fromCache = cached
   return output
 }
 

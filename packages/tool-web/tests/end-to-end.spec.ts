@@ -1,6 +1,7 @@
 // Both tools through the real providers (dsh-web-search-deepseek, dsh-web-fetch-http)
 // against one loopback server: a stand-in for the Messages API and a web page.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
@@ -125,6 +126,53 @@ describe('end to end through the real providers on loopback', () => {
     assert.equal(received.length, 2)
     const events = await s.read()
     assert.deepEqual(events.filter((event) => event.visibility === 'surface').map((event) => event.type), ['tool/call', 'tool/result'])
+  })
+
+  it('two identical web_search calls in one process reach the provider twice, each with its request event in its own session (no search cache by default)', async () => {
+    const before = received.length
+    const sessions = [await ctx.session.create(), await ctx.session.create()]
+    for (const s of sessions) {
+      const outcome = await ctx.tools.invoke('web_search', { queries: ['the same query twice'] }, { session: s })
+      assert.equal(outcome.isError, false, outcome.content)
+      assert.equal((outcome.structured as any).fromCache, undefined)
+    }
+    assert.equal(received.length - before, 2, 'both calls reached the provider')
+    for (const s of sessions) {
+      const requests = (await s.read()).filter((event) => event.type === searchDeepSeek.DEEPSEEK_REQUEST_EVENT)
+      assert.equal(requests.length, 1)
+      assert.match(JSON.stringify(requests[0].data), /the same query twice/)
+    }
+  })
+
+  it('with the search cache turned on, the second identical search says it came from the cache and its session names the first session\'s request', async () => {
+    const cached = new Context()
+    cached.plugin(session, { home })
+    cached.plugin(tools, { mode: 'native' })
+    cached.plugin(web, { searchProvider: 'deepseek-official', fetchProvider: 'http', searchCacheTtlMs: 60_000 })
+    cached.plugin(searchDeepSeek, { apiKeyEnv: 'DSH_TOOL_WEB_E2E_UNSET_KEY', apiKey: 'sk-e2e-literal', baseURL: `${base}/anthropic`, maxRetries: 0 })
+    cached.plugin(toolWeb, {})
+    await cached.start()
+    await cached.lifecycle.flush()
+    try {
+      const before = received.length
+      const first = await cached.session.create()
+      const second = await cached.session.create()
+      await cached.tools.invoke('web_search', { queries: ['cache me'] }, { session: first })
+      const again = await cached.tools.invoke('web_search', { queries: ['cache me'] }, { session: second })
+      assert.equal(received.length - before, 1, 'one request reached the provider')
+      const [request] = (await first.read()).filter((event) => event.type === searchDeepSeek.DEEPSEEK_REQUEST_EVENT)
+      const fromCache = (again.structured as any).fromCache
+      assert.deepEqual(fromCache.map((hit: any) => [hit.query, hit.providerId, hit.requests]), [
+        ['cache me', 'deepseek-official', [{ session: first.id, seq: request.seq, type: searchDeepSeek.DEEPSEEK_REQUEST_EVENT, sha256: createHash('sha256').update(JSON.stringify(request.data)).digest('hex') }]],
+      ])
+      assert.match(again.content, /Note: From the search cache \(searchCacheTtlMs of the web row\): deepseek-official answered this search at \S+; no request was made for this call\./)
+      const hits = (await second.read()).filter((event) => event.type === web.SEARCH_CACHE_HIT_EVENT)
+      assert.equal(hits.length, 1)
+      assert.deepEqual((hits[0].data as any).requests, fromCache[0].requests)
+      assert.equal((await second.read()).filter((event) => event.type === searchDeepSeek.DEEPSEEK_REQUEST_EVENT).length, 0)
+    } finally {
+      await cached.stop()
+    }
   })
 
   it('web_fetch through the HTTP provider: a found URL, paged to the end, and a 404 shown as an error', async () => {

@@ -12,7 +12,7 @@ describe('dsh-tool-web plugin', () => {
     assert.deepEqual(toolWeb.Config({}), {
       search: true,
       fetch: false,
-      searchTimeoutMs: 60_000,
+      searchTimeoutMs: 30_000,
       searchMaxQueries: 4,
       fetchTimeoutMs: 30_000,
       fetchMaxChars: 20_000,

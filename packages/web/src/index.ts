@@ -13,13 +13,14 @@ export const LimitRuleSchema = Schema.object({
 })
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  searchProvider: Schema.string().default('deepseek-official').description('Id of the search provider every search goes to.'),
-  fetchProvider: Schema.string().default('http').description('Id of the fetch provider every fetch goes to.'),
+  // No default: a composition names its providers (the seam never picks one for it); a call without one is refused naming this key.
+  searchProvider: Schema.string().description('Id of the search provider every search goes to, e.g. deepseek-official (required for web_search; no default).'),
+  fetchProvider: Schema.string().description('Id of the fetch provider every fetch goes to, e.g. http (required for web_fetch; no default).'),
   stateStore: Schema.string().default('memory').description('Id of the state store the fetch and search cache and the limits use: memory (this process) or a registered store such as redis (the dsh-cache-redis row), shared by every process on it.'),
   stateTimeoutMs: Schema.natural().role('ms').min(1).default(250).description('A state store answer slower than this counts as a failure: the call goes on without the cache, and counts its limits in this process, and says so.'),
   stateRetryMs: Schema.natural().role('ms').min(1).default(2000).description('After a failure the state store is skipped for this long before it is asked again.'),
   memoryMaxBytes: Schema.natural().default(50 * 1024 * 1024).description('Memory for the in-process store\'s cache (fetched documents and search results; 0 keeps nothing).'),
-  searchCacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a search result (by provider, query and filters) is kept and answered from the cache (0: never cached).'),
+  searchCacheTtlMs: Schema.natural().role('ms').default(0).description('Off by default: every web_search is its own provider request. Above 0, how long a search result (by provider, query and filters) is kept and answers the same search without the provider; a hit says so in the result and names the original request in the session log.'),
   searchLimits: Schema.dict(LimitRuleSchema).default({}).description('Limits per search provider id, e.g. { brave: { requests: 1, intervalSeconds: 1 } }: one API key per provider, across every process on the state store.'),
 })
 
@@ -42,3 +43,4 @@ export { MEMORY_STORE_ID, MemoryStateStore } from './memory-store.js'
 export { type LimitRequest, type Release, SharedState, type SharedStateOptions, type StateCall, type StateStatus, stateKey } from './shared-state.js'
 export { routeFor } from './route.js'
 export { writeWebArtifact } from './artifact.js'
+export { SEARCH_CACHE_HIT_EVENT } from './search-cache.js'

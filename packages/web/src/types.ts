@@ -17,6 +17,24 @@ export interface ProviderCall {
    * a retry wait (e.g. a 429's retry-after) that would end after it.
    */
   deadline?: number
+  /**
+   * Called with each provider request's record once the session log holds it
+   * (the provider kit's `appendRequestEvent` calls it). The seam collects them
+   * so that a cached answer can name the requests behind it.
+   */
+  onRequestLogged?(record: RequestRecord): void
+}
+
+/** A provider request as the initiating session's log holds it: enough to find it and check it. */
+export interface RequestRecord {
+  /** The session whose log holds the request event. */
+  session: string
+  /** The event's sequence number in that log. */
+  seq: number
+  /** The event's type, e.g. web/deepseek-search-llm-request. */
+  type: string
+  /** SHA-256 (hex) of the event's data as logged (JSON): the exact, secret-free request. */
+  sha256: string
 }
 
 // ---------------------------------------------------------------- search
@@ -108,10 +126,18 @@ export interface SearchResult {
   usage?: SearchUsage
   /** Partial results, ignored filters and other things the caller must know. */
   warnings: string[]
-  /** True when the seam answered from its cache (the web row's searchCacheTtlMs) instead of asking the provider. */
-  cacheHit?: boolean
-  /** When the provider answered (ISO 8601), set by the seam. */
-  searchedAt?: string
+  /** Set when the seam answered from its search cache (the web row's searchCacheTtlMs, off by default) instead of asking the provider. */
+  fromCache?: SearchCacheHit
+}
+
+/** What a cached search answer says of itself: when, by whom, and the requests behind it. */
+export interface SearchCacheHit {
+  /** When the provider answered the original search (ISO 8601). */
+  searchedAt: string
+  /** The provider that answered it. */
+  providerId: string
+  /** The provider requests of the original search, as the initiating session's log holds them (none when it had no session). */
+  requests: RequestRecord[]
 }
 
 export interface SearchProvider {

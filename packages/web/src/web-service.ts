@@ -1,14 +1,16 @@
 import { type Context, Service } from 'cordis'
 import { WebError } from './errors.js'
 import { MEMORY_STORE_ID, MemoryStateStore } from './memory-store.js'
-import { fromSearchCache, searchCacheKey } from './search-cache.js'
+import { fromSearchCache, SEARCH_CACHE_HIT_EVENT, searchCacheKey, toSearchCache } from './search-cache.js'
 import { SharedState } from './shared-state.js'
 import type { LimitRule, StateStore } from './state-store.js'
-import type { FetchedDocument, FetchProvider, FetchRequest, ProviderCall, SearchProvider, SearchRequest, SearchResult } from './types.js'
+import type { FetchedDocument, FetchProvider, FetchRequest, ProviderCall, RequestRecord, SearchProvider, SearchRequest, SearchResult } from './types.js'
 
 export interface WebConfig {
-  searchProvider: string
-  fetchProvider: string
+  /** No default: a search without it is refused, naming the key. */
+  searchProvider?: string
+  /** No default: a fetch without it is refused, naming the key. */
+  fetchProvider?: string
   /** Id of the state store the cache and limits use: `memory` (this process) or a registered one such as `redis`. */
   stateStore: string
   /** A state store answer slower than this counts as a failure. */
@@ -90,9 +92,12 @@ export class WebService extends Service<WebConfig> {
 
   /**
    * Searches with the configured provider; selection errors reject like any
-   * other. A result kept within `searchCacheTtlMs` answers without the
-   * provider; otherwise the provider's limit (`searchLimits`) is passed first.
-   * What the state store could not do is said in the result's warnings.
+   * other. Each call is its own provider request unless the operator turned
+   * the search cache on (`searchCacheTtlMs`): then a result kept within it
+   * answers without the provider, says so (`fromCache`), and the calling
+   * session records which logged requests it came from. Otherwise the
+   * provider's limit (`searchLimits`) is passed first. What the state store
+   * could not do is said in the result's warnings.
    */
   async search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const provider = this.searchProvider()
@@ -102,7 +107,10 @@ export class WebService extends Service<WebConfig> {
     if (key) {
       const stored = await this.state.read(key, notes)
       const hit = stored === undefined ? undefined : fromSearchCache(stored, provider.id)
-      if (hit) return withNotes(hit, notes)
+      if (hit) {
+        await recordCacheHit(call, hit)
+        return withNotes(hit, notes)
+      }
     }
     const rule = this.config.searchLimits[provider.id]
     const release = rule
@@ -119,16 +127,23 @@ export class WebService extends Service<WebConfig> {
           notes,
         )
       : undefined
+    const requests: RequestRecord[] = []
+    const collecting: ProviderCall = key
+      ? {
+          ...call,
+          onRequestLogged: (record) => {
+            requests.push(record)
+            call.onRequestLogged?.(record)
+          },
+        }
+      : call
     let result: SearchResult
     try {
-      result = await provider.search(request, call)
+      result = await provider.search(request, collecting)
     } finally {
       await release?.()
     }
-    if (key) {
-      result = { ...result, searchedAt: new Date().toISOString() }
-      await this.state.write([key], JSON.stringify(result), ttlMs, notes)
-    }
+    if (key) await this.state.write([key], toSearchCache(result, new Date().toISOString(), requests), ttlMs, notes)
     return withNotes(result, notes)
   }
 
@@ -157,11 +172,11 @@ export class WebService extends Service<WebConfig> {
     })
   }
 
-  private select<P extends { id: string; available(): boolean; unavailableReason?(): string | undefined }>(kind: Kind, registry: Map<string, P>, id: string): P {
+  private select<P extends { id: string; available(): boolean; unavailableReason?(): string | undefined }>(kind: Kind, registry: Map<string, P>, id: string | undefined): P {
     const registered = [...registry.keys()]
     const listed = registered.length ? registered.join(', ') : 'none'
     if (!id) {
-      throw new WebError('WEB_PROVIDER_NOT_REGISTERED', `No ${kind} provider is configured: set \`${kind}Provider\` in the web row. Registered: ${listed}.`, {
+      throw new WebError('WEB_PROVIDER_NOT_REGISTERED', `No ${kind} provider is configured: the web row names none, and the seam has no default. Set \`${kind}Provider\` in the web row's config to a registered id. Registered: ${listed}.`, {
         details: { registered },
       })
     }
@@ -185,6 +200,23 @@ export class WebService extends Service<WebConfig> {
     }
     return provider
   }
+}
+
+/** The log-only event of a cached answer in the calling session: what answered, when, and the requests behind it. */
+async function recordCacheHit(call: ProviderCall, hit: SearchResult): Promise<void> {
+  if (!call.session || !hit.fromCache) return
+  const { searchedAt, providerId, requests } = hit.fromCache
+  await call.session.append(
+    SEARCH_CACHE_HIT_EVENT,
+    {
+      providerId,
+      query: hit.query,
+      searchedAt,
+      requests: requests.map((record) => ({ ...record })),
+      ...(call.callId ? { callId: call.callId } : {}),
+    },
+    { visibility: 'log' },
+  )
 }
 
 function withNotes(result: SearchResult, notes: string[]): SearchResult {

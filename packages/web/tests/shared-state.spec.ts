@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as web from 'dsh-web'
 import { MemoryStateStore, type SearchProvider, SharedState, type StateStore, WebError } from 'dsh-web'
-import { sharedRecordsOf } from 'dsh-host'
+import { type SessionEvent, type SessionHandle, sharedRecordsOf } from 'dsh-host'
 import { BoundedCache } from '../src/bounded-cache.js'
 
 const call = (deadlineInMs?: number) => ({ signal: new AbortController().signal, ...(deadlineInMs === undefined ? {} : { deadline: Date.now() + deadlineInMs }) })
@@ -158,10 +159,32 @@ function countingProvider(id: string): SearchProvider & { calls: string[] } {
     id,
     calls,
     available: () => true,
-    search: async (request) => {
+    search: async (request, call) => {
       calls.push(request.query)
+      // What a provider built on the kit does: log the request, then tell the call where the log holds it.
+      if (call.session) {
+        const data = { providerId: id, body: { q: request.query } }
+        const event = await call.session.append(`test/${id}-request`, data, { visibility: 'log' })
+        call.onRequestLogged?.({ session: call.session.id, seq: event.seq, type: event.type, sha256: createHash('sha256').update(JSON.stringify(data)).digest('hex') })
+      }
       return { providerId: id, query: request.query, queries: [request.query], sources: [{ url: `https://example.com/${encodeURIComponent(request.query)}` }], filters: [], usage: { searchRequests: 1 }, warnings: [] }
     },
+  }
+}
+
+/** A session that keeps its events in memory: the contract's SessionHandle, for the seam's own tests (the host's is tested in dsh-harness). */
+function memorySession(id: string): SessionHandle & { events: SessionEvent[] } {
+  const events: SessionEvent[] = []
+  return {
+    id,
+    dir: '/nonexistent',
+    events,
+    append: async (type, data, options) => {
+      const event: SessionEvent = { seq: events.length + 1, time: new Date().toISOString(), type, visibility: options?.visibility ?? 'log', data }
+      events.push(event)
+      return event
+    },
+    read: async () => [...events],
   }
 }
 
@@ -203,33 +226,50 @@ describe('shared state: records (dsh-host SharedRecords)', () => {
 })
 
 describe('ctx.web.search: the cache and the limits at dispatch', () => {
-  it('answers the same query and filters from the cache (cacheHit, no usage, when it was searched), and asks the provider for other filters', async () => {
+  it('asks the provider for every search by default: no cache stands between a call and its provider', async () => {
     const ctx = await webContext({})
+    assert.equal(ctx.web.config.searchCacheTtlMs, 0)
     const provider = countingProvider('alpha')
     ctx.web.registerSearchProvider(provider)
     const first = await ctx.web.search({ query: 'q' }, call())
-    assert.equal(first.cacheHit, undefined)
-    assert.deepEqual(first.usage, { searchRequests: 1 })
     const again = await ctx.web.search({ query: 'q' }, call())
-    assert.equal(again.cacheHit, true)
-    assert.equal(again.usage, undefined)
+    assert.deepEqual(provider.calls, ['q', 'q'])
+    assert.equal(first.fromCache, undefined)
+    assert.equal(again.fromCache, undefined)
+    assert.deepEqual(again.usage, { searchRequests: 1 })
+  })
+
+  it('with searchCacheTtlMs on, a hit says so (when, which provider, the logged requests behind it) and the calling session records the original request', async () => {
+    const ctx = await webContext({ searchCacheTtlMs: 60_000 })
+    const provider = countingProvider('alpha')
+    ctx.web.registerSearchProvider(provider)
+    const initiating = memorySession('s-one')
+    const first = await ctx.web.search({ query: 'q' }, { ...call(), session: initiating, callId: 'c1' })
+    assert.equal(first.fromCache, undefined)
+    assert.deepEqual(first.usage, { searchRequests: 1 })
+    const [logged] = initiating.events
+    assert.equal(logged.type, 'test/alpha-request')
+
+    const later = memorySession('s-two')
+    const again = await ctx.web.search({ query: 'q' }, { ...call(), session: later, callId: 'c2' })
+    assert.deepEqual(provider.calls, ['q'], 'answered from the cache')
+    assert.equal(again.usage, undefined, 'nothing was spent on it')
     assert.deepEqual(again.sources, first.sources)
-    assert.deepEqual(again.warnings, [`From the cache: searched at ${first.searchedAt}.`])
+    const sha256 = createHash('sha256').update(JSON.stringify(logged.data)).digest('hex')
+    assert.deepEqual(again.fromCache?.requests, [{ session: 's-one', seq: logged.seq, type: 'test/alpha-request', sha256 }])
+    assert.equal(again.fromCache?.providerId, 'alpha')
+    assert.match(again.fromCache!.searchedAt, /^\d{4}-\d\d-\d\dT/)
+    assert.deepEqual(again.warnings, [`From the search cache (searchCacheTtlMs of the web row): alpha answered this search at ${again.fromCache!.searchedAt}; no request was made for this call.`])
+    assert.deepEqual(later.events.map((event) => [event.type, event.visibility, event.data]), [
+      [web.SEARCH_CACHE_HIT_EVENT, 'log', { providerId: 'alpha', query: 'q', searchedAt: again.fromCache!.searchedAt, requests: again.fromCache!.requests, callId: 'c2' }],
+    ])
+
     await ctx.web.search({ query: 'q', allowedDomains: ['example.com'] }, call())
     assert.deepEqual(provider.calls, ['q', 'q'], 'a filter makes another search')
   })
 
-  it('searchCacheTtlMs 0 asks the provider every time', async () => {
-    const ctx = await webContext({ searchCacheTtlMs: 0 })
-    const provider = countingProvider('alpha')
-    ctx.web.registerSearchProvider(provider)
-    await ctx.web.search({ query: 'q' }, call())
-    await ctx.web.search({ query: 'q' }, call())
-    assert.deepEqual(provider.calls, ['q', 'q'])
-  })
-
   it('passes searchLimits of the provider before asking it: over the limit past the deadline is WEB_RATE_LIMITED naming the setting', async () => {
-    const ctx = await webContext({ searchCacheTtlMs: 0, searchLimits: { alpha: { requests: 1, intervalSeconds: 60, concurrency: 0 } } })
+    const ctx = await webContext({ searchLimits: { alpha: { requests: 1, intervalSeconds: 60, concurrency: 0 } } })
     const provider = countingProvider('alpha')
     ctx.web.registerSearchProvider(provider)
     await ctx.web.search({ query: 'one' }, call(5000))
@@ -240,7 +280,7 @@ describe('ctx.web.search: the cache and the limits at dispatch', () => {
   })
 
   it('a stateStore that is not registered leaves searches working, with a note naming it', async () => {
-    const ctx = await webContext({ stateStore: 'redis' })
+    const ctx = await webContext({ stateStore: 'redis', searchCacheTtlMs: 60_000 })
     const provider = countingProvider('alpha')
     ctx.web.registerSearchProvider(provider)
     const result = await ctx.web.search({ query: 'q' }, call())

@@ -65,6 +65,21 @@ describe('WebService registries', () => {
     assert.equal((await ctx.web.search({ query: 'q' }, call())).providerId, 'second')
   })
 
+  it('names no provider by default: a search or fetch of a seam whose row names none is refused, naming the key to set', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, {})
+    await settle(ctx)
+    assert.equal(ctx.web.config.searchProvider, undefined)
+    assert.equal(ctx.web.config.fetchProvider, undefined)
+    ctx.web.registerSearchProvider(searchProvider('deepseek-official'))
+    const error = await ctx.web.search({ query: 'q' }, call()).then(() => undefined, (error) => error)
+    assert.ok(WebError.is(error))
+    assert.equal(error.code, 'WEB_PROVIDER_NOT_REGISTERED')
+    assert.match(error.message, /No search provider is configured: the web row names none, and the seam has no default\. Set `searchProvider` in the web row's config to a registered id\. Registered: deepseek-official\./)
+    const fetchError = await ctx.web.fetch({ url: 'https://example.com/' }, call()).then(() => undefined, (error) => error)
+    assert.match(fetchError?.message, /Set `fetchProvider` in the web row's config/)
+  })
+
   it('names the id and what is registered when the configured provider is missing', async () => {
     const ctx = new Context()
     ctx.plugin(web, { searchProvider: 'deepseek-official', fetchProvider: 'http' })

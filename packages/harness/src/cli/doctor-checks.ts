@@ -22,7 +22,7 @@ interface ProviderLike {
   unavailableReason?(): string | undefined
 }
 export interface WebLike {
-  config: { searchProvider: string; fetchProvider: string }
+  config: { searchProvider?: string; fetchProvider?: string }
   listProviders(): { search: string[]; fetch: string[] }
   searchProvider(): ProviderLike
   fetchProvider(): ProviderLike
@@ -95,8 +95,9 @@ export function webChecks(composition: Composition, web: WebLike | undefined): C
       const provider = kind === 'search' ? web.searchProvider() : web.fetchProvider()
       checks.push({ id: `web.${kind}Provider`, status: 'ok', message: `${kind}Provider "${provider.id}" is registered and available` })
     } catch (error: any) {
-      const fix =
-        error?.code === 'WEB_PROVIDER_NOT_REGISTERED'
+      const fix = !configured
+        ? `set \`${kind}Provider\` in the web row's config to one of: ${registered[kind].join(', ') || 'none registered'} (the seam has no default)`
+        : error?.code === 'WEB_PROVIDER_NOT_REGISTERED'
           ? `mount the row of the provider "${configured}", or set \`${kind}Provider\` in the web row to one of: ${registered[kind].join(', ') || 'none registered'}`
           : error?.details?.reason
             ? `${error.details.reason} (the "${configured}" provider's row or environment)`

@@ -3,7 +3,7 @@ import type { ToolsService } from '../tools/index.js'
 
 /** The part of ctx.web read here; the harness does not depend on dsh-web. */
 interface WebSelection {
-  config: { searchProvider: string; fetchProvider: string }
+  config: { searchProvider?: string; fetchProvider?: string }
   listProviders(): { search: string[]; fetch: string[] }
 }
 
@@ -30,6 +30,10 @@ export function toolsWithoutProvider(composition: Composition): Map<string, stri
       continue
     }
     const id = web.config[`${kind}Provider`]
+    if (!id) {
+      missing.set(tool.name, `the web row names no ${kind} provider (set \`${kind}Provider\` in its config)`)
+      continue
+    }
     if (!web.listProviders()[kind].includes(id)) {
       const down = composition.rows().filter((row) => row.status !== 'mounted' && row.status !== 'disabled').map((row) => `"${row.id}" ${row.status}`)
       missing.set(tool.name, `its ${kind} provider "${id}" is not registered${down.length ? ` (rows not started: ${down.join(', ')})` : ''}`)
