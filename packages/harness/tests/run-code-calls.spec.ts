@@ -87,16 +87,36 @@ describe('run_code nested tool calls: caps, and cancellation when the run ends',
     assert.match(outcome.content, /Tool calls \(100\):/)
   })
 
-  it('stops the run at a ninth call running at once, cancels the eight in flight and records their ends first', async () => {
-    const { outcome, structured, session: s } = await run(`await Promise.all(Array.from({ length: 9 }, () => tools.wait({})))`)
-    assert.equal(outcome.error?.code, 'CODE_RESOURCE_LIMIT', outcome.content)
-    assert.match(outcome.error!.message, /more than 8 tool calls running at once/)
-    // Each ends WEB_ABORTED: its handler saw the signal, or the tools service found it aborted before the handler started.
-    assert.deepEqual(structured.calls.map((call: any) => [call.tool, call.outcome, call.code]), Array(8).fill(['wait', 'cancelled', 'WEB_ABORTED']))
+  it('queues calls beyond the 8 running at once; when the run ends, the queued ones never start and are recorded as cancelled like the running ones, before its result', async () => {
+    const started = seen.waitStarted
+    const { outcome, structured, session: s } = await run(`await Promise.all(Array.from({ length: 11 }, () => tools.wait({})))`, { timeout_ms: 1000 })
+    assert.equal(outcome.error?.code, 'CODE_TIMEOUT', outcome.content)
+    assert.equal(seen.waitStarted - started, 8, 'eight ran at once, the other three waited')
+    assert.equal(structured.calls.length, 11)
+    const ran = structured.calls.slice(0, 8)
+    const queued = structured.calls.slice(8)
+    // Each that ran ends WEB_ABORTED: its handler saw the signal, or the tools service found it aborted before the handler started.
+    assert.deepEqual(ran.map((call: any) => [call.tool, call.outcome, call.code]), Array(8).fill(['wait', 'cancelled', 'WEB_ABORTED']))
+    for (const call of ran) assert.ok(call.startedAt >= call.queuedAt, call.callId)
+    assert.deepEqual(queued.map((call: any) => [call.tool, call.outcome, call.code, call.startedAt, call.durationMs]), Array(3).fill(['wait', 'cancelled', 'CODE_CANCELLED', undefined, 0]))
+    for (const call of queued) assert.match(call.queuedAt, /^\d{4}-\d\d-\d\dT/)
     const events = await s.read()
     const resultIndex = events.findIndex((event) => event.type === 'tool/result' && event.visibility === 'surface')
-    assert.equal(events.slice(0, resultIndex).filter((event) => event.type === 'tool/result').length, 8)
+    const before = events.slice(0, resultIndex)
+    assert.equal(before.filter((event) => event.type === 'tool/code-dispatch-start').length, 8)
+    const ends = before.filter((event) => event.type === 'tool/code-dispatch').map((event) => event.data as any)
+    assert.deepEqual(ends.filter((data) => data.startedAt === undefined).map((data) => [data.callId, data.outcome, data.code]), queued.map((call: any) => [call.callId, 'cancelled', 'CODE_CANCELLED']))
+    assert.match(ends.find((data) => data.startedAt === undefined).message, /waiting for a free slot \(at most 8 tool calls of one run at once\) when the run ended; it never started/)
     assert.deepEqual(await eventsAfterResult(s), ['tool/result', 'test/marker'])
+  })
+
+  it('starts queued calls in call order as running ones end: 30 calls at once all complete', async () => {
+    const { outcome, structured } = await run(`return (await Promise.all(Array.from({ length: 30 }, (_, i) => tools.echo({ text: 'n' + i })))).length`)
+    assert.equal(outcome.isError, false, outcome.content)
+    assert.equal(structured.result, 30)
+    assert.deepEqual(structured.calls.map((call: any) => call.outcome), Array(30).fill('ok'))
+    const starts = structured.calls.map((call: any) => call.startedAt)
+    assert.deepEqual([...starts].sort(), starts, 'started in the order the code made them')
   })
 
   it('cancels a slow call at the deadline, records its end before the result, and lists it for the model', async () => {

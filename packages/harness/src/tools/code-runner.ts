@@ -84,7 +84,6 @@ export async function runCodeInWorker(options: RunnerOptions): Promise<RunnerRes
     memoryBytes: options.memoryBytes,
     maxResultBytes: options.maxResultBytes,
     maxToolCalls: options.maxToolCalls,
-    maxConcurrentCalls: options.maxConcurrentCalls,
     maxLogChars: options.maxLogChars,
   }
   const wasmModule = await interpreterModule()

@@ -10,8 +10,6 @@ export interface SandboxLimits {
   maxResultBytes: number
   /** Tool calls one run may make. */
   maxToolCalls: number
-  /** Tool calls one run may have waiting at once. */
-  maxConcurrentCalls: number
   /** Characters of console output kept at most; past it the run is stopped. */
   maxLogChars: number
 }
@@ -31,7 +29,7 @@ export interface SandboxOptions extends SandboxLimits {
 
 export type SandboxErrorCode = 'CODE_ERROR' | 'CODE_TIMEOUT' | 'CODE_RESOURCE_LIMIT' | 'CODE_CANCELLED' | 'CODE_RESULT_NOT_JSON'
 
-export type StopKind = 'timeout' | 'cancelled' | 'memory' | 'output' | 'calls' | 'concurrency' | 'result-size'
+export type StopKind = 'timeout' | 'cancelled' | 'memory' | 'output' | 'calls' | 'result-size'
 
 export interface SandboxError {
   code: SandboxErrorCode
@@ -67,7 +65,7 @@ const FILENAME = 'run_code.js'
  * no filesystem, network, process, timers or module loader; only `console`
  * and the `tools` bindings cross the boundary, as JSON text. CPU time is
  * bounded by an interrupt handler and a timer, memory by the WebAssembly
- * memory's fixed maximum, tool calls by a count and a concurrency cap. Meant
+ * memory's fixed maximum, tool calls by a count (how many run at once is the host's queue, NestedCalls). Meant
  * for a worker thread that is thrown away after one run: once a run has
  * stopped, nothing in the interpreter is touched again or disposed.
  */
@@ -217,10 +215,6 @@ function installTools(
         stop('calls')
         return deferred.handle
       }
-      if (waiting.size >= options.maxConcurrentCalls) {
-        stop('concurrency')
-        return deferred.handle
-      }
       let inputJson = '{}'
       if (inputHandle !== undefined) {
         let converted
@@ -305,7 +299,7 @@ function stackOverflow(): SandboxError {
   return { code: 'CODE_RESOURCE_LIMIT', kind: 'memory', name: 'RangeError', message: 'The code overflowed the stack (runaway recursion?) and was stopped.' }
 }
 
-export function stopError(kind: StopKind, options: Pick<SandboxLimits, 'timeoutMs' | 'maxLogChars' | 'memoryBytes' | 'maxResultBytes' | 'maxToolCalls' | 'maxConcurrentCalls'>): SandboxError {
+export function stopError(kind: StopKind, options: Pick<SandboxLimits, 'timeoutMs' | 'maxLogChars' | 'memoryBytes' | 'maxResultBytes' | 'maxToolCalls'>): SandboxError {
   const error = (code: SandboxErrorCode, name: string, message: string): SandboxError => ({ code, kind, name, message })
   switch (kind) {
     case 'cancelled':
@@ -318,8 +312,6 @@ export function stopError(kind: StopKind, options: Pick<SandboxLimits, 'timeoutM
       return error('CODE_RESOURCE_LIMIT', 'MemoryError', `The code used more than its memory limit of ${Math.round(options.memoryBytes / 1048576)} MB and was stopped.`)
     case 'calls':
       return error('CODE_RESOURCE_LIMIT', 'ToolCallLimitError', `The code tried to make more than ${options.maxToolCalls} tool calls, the most one run may make, and was stopped.`)
-    case 'concurrency':
-      return error('CODE_RESOURCE_LIMIT', 'ToolCallLimitError', `The code tried to have more than ${options.maxConcurrentCalls} tool calls running at once, the most one run may have, and was stopped; await them in batches of at most ${options.maxConcurrentCalls}.`)
     case 'result-size':
       return error('CODE_RESOURCE_LIMIT', 'ResultSizeError', `The result is more than ${options.maxResultBytes} bytes of JSON, the most run_code returns (runCodeMaxResultBytes); return a smaller value, such as a summary or a slice.`)
   }

@@ -12,7 +12,7 @@ export interface RunCodeSettings {
   maxResultBytes?: number
   /** Tool calls one run may make. */
   maxToolCalls?: number
-  /** Tool calls one run may have running at once. */
+  /** Tool calls one run may have running at once; further calls wait their turn. */
   maxConcurrentCalls?: number
   /** How long a run that ended waits for its cancelled tool calls to end before it reports. */
   cancelGraceMs?: number
@@ -66,7 +66,7 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
   const limits = { ...RUN_CODE_DEFAULTS, ...definedOnly(settings) }
   // The interpreter (QuickJS), the parser (acorn) and the worker load with the first run, not with every command that boots.
   const [{ NestedCalls }, { runCodeInWorker }] = await Promise.all([import('./code-calls.js'), import('./code-runner.js')])
-  const calls = new NestedCalls(host, call, limits.cancelGraceMs)
+  const calls = new NestedCalls(host, call, { maxConcurrent: limits.maxConcurrentCalls, graceMs: limits.cancelGraceMs })
   let result: RunnerResult
   try {
     result = await runCodeInWorker({
@@ -76,7 +76,6 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
       memoryBytes: settings.memoryMb * 1024 * 1024,
       maxResultBytes: limits.maxResultBytes,
       maxToolCalls: limits.maxToolCalls,
-      maxConcurrentCalls: limits.maxConcurrentCalls,
       maxLogChars: limits.maxLogChars,
       signal: call.signal,
       toolNames: host.callable().map((tool) => tool.name),
@@ -157,7 +156,7 @@ function describeRunCode(callable: ToolInfo[], settings: RunCodeSettings): strin
     'Run JavaScript (or TypeScript, whose types are removed) that calls tools, then returns a result. Use it to batch, filter and combine tool calls in one step.',
     'Inside the code, `await tools.NAME(input)` calls a tool and returns its structured output (a tool error is thrown as an Error with `code` and `message`).',
     `\`console.log\` is captured; the value of the last expression, or an explicit \`return\`, is the result, returned as JSON of at most ${formatBytes(limits.maxResultBytes)}: NaN and Infinity become null, a BigInt a string, an Error { name, message }, and undefined properties are left out (each conversion is noted); a function, Symbol, cycle, Map, Set or typed array is refused with its path.`,
-    `The code runs isolated: no filesystem, network, process, timers, require or import. Limits: ${settings.timeoutMs} ms by default (timeout_ms up to ${settings.maxTimeoutMs}), ${settings.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls per run and ${limits.maxConcurrentCalls} at once (more ends the run with CODE_RESOURCE_LIMIT). Tool calls still running when the run ends are cancelled.`,
+    `The code runs isolated: no filesystem, network, process, timers, require or import. Limits: ${settings.timeoutMs} ms by default (timeout_ms up to ${settings.maxTimeoutMs}), ${settings.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls per run (more ends the run with CODE_RESOURCE_LIMIT), ${limits.maxConcurrentCalls} running at once (further calls wait their turn, so Promise.all over many calls works; the wait counts against the run's time). Tool calls still running when the run ends are cancelled.`,
     list.length ? `Callable tools:\n${list.join('\n')}` : 'No other tools are mounted, so `tools` is empty.',
   ].join('\n')
 }
