@@ -169,7 +169,10 @@ describe('composition loader', () => {
   })
 
   it('shows the proxy each row with a proxy section takes, credentials hidden, and warns when a row overrides a set proxy variable', async () => {
-    const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY }
+    // This test's own proxy environment, whatever the machine's is: every name undici reads, lower case first.
+    const names = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY']
+    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]))
+    for (const name of names) delete process.env[name]
     process.env.HTTPS_PROXY = 'http://user:hunter2@127.0.0.1:3128'
     process.env.NO_PROXY = 'localhost'
     try {

@@ -39,7 +39,7 @@ describe('plugin dsh-web-fetch-http', () => {
     ctx.plugin(session, { home })
     const fork = ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1'], artifactThreshold: 500 })
     await ctx.start()
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await ctx.lifecycle.flush()
     assert.deepEqual(ctx.web.listProviders().fetch, ['http'])
 
     const s = await ctx.session.create()
@@ -65,7 +65,7 @@ describe('plugin dsh-web-fetch-http', () => {
     ctx.plugin(web, { searchProvider: 'none', fetchProvider: 'http' })
     const fork = ctx.plugin(fetchHttp, {})
     await ctx.start()
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await ctx.lifecycle.flush()
     await assert.rejects(ctx.web.fetch({ url: `${server.origin}/article` }, { signal: signal() }), (error: unknown) => web.WebError.is(error) && error.code === 'WEB_BLOCKED_ADDRESS')
     await fork.dispose()
   })
