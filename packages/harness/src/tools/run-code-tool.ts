@@ -1,4 +1,4 @@
-import { cleanUntrustedLine, fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
+import { cleanUntrustedLine, fenceUntrusted, type JsonValue, limitOutput, writeArtifact } from 'dsh-host'
 import type { NestedCall } from './code-calls.js'
 import type { RunnerResult } from './code-runner.js'
 import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
@@ -96,16 +96,12 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
     ...(result.error ? { error: JSON.parse(JSON.stringify(result.error)) as JsonValue } : {}),
     ...(result.memoryBytes !== undefined ? { memoryBytes: result.memoryBytes } : {}),
   }
-  let content = renderRunCode(result, made)
-  if (content.length > settings.outputThreshold) {
-    const artifact = await writeArtifact(content, { session: call.session, stem: `run-code-${call.callId}`, extension: 'txt' })
-    content = [
-      content.slice(0, 2000),
-      '',
-      `[The complete output is ${content.length} characters, more than the ${settings.outputThreshold} shown here at most. ` +
-        `It is saved whole at ${artifact.path} (${artifact.bytes} bytes, sha256 ${artifact.sha256}). Only the first 2000 characters are above.]`,
-    ].join('\n')
-  }
+  // The contract's limiter: the head closes the fences it cuts, so the notice (the file, what was cut) is the host's, outside them.
+  const limited = await limitOutput(renderRunCode(result, made), {
+    threshold: settings.outputThreshold,
+    save: (text) => writeArtifact(text, { session: call.session, stem: `run-code-${call.callId}`, extension: 'txt' }),
+  })
+  const content = limited.content
   if (!result.error) return { content, structured }
   return { content, structured, isError: true, error: { code: result.error.code, message: describeCodeError(result.error) } }
 }
