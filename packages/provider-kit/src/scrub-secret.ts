@@ -46,16 +46,34 @@ export function quoteProviderText(text: string, secret: string, maxLength: numbe
   return cleanUntrustedLine(scrubSecret(text, secret), { maxLength })
 }
 
-/** Every string inside a JSON-like value (objects, arrays), scrubbed; a new value, the input untouched. */
+/**
+ * Every string inside a JSON-like value (objects, arrays), scrubbed; a new
+ * value, the input untouched. Walked with an explicit stack, so no depth of
+ * nesting can overflow it (the wire refuses answers past `MAX_ANSWER_DEPTH`
+ * before this runs, but the walk does not rely on it).
+ */
 export function scrubSecretDeep<T>(value: T, secret: string): T {
   const scrub = secretScrubber(secret)
-  const walk = (item: unknown): unknown => {
+  const copies = new Map<object, object>()
+  const pending: Array<[source: object, copy: object]> = []
+  const copyOf = (item: unknown): unknown => {
     if (typeof item === 'string') return scrub(item)
-    if (Array.isArray(item)) return item.map(walk)
-    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, walk(entry)]))
-    return item
+    if (item === null || typeof item !== 'object') return item
+    let copy = copies.get(item)
+    if (!copy) {
+      copy = Array.isArray(item) ? new Array(item.length) : {}
+      copies.set(item, copy)
+      pending.push([item, copy])
+    }
+    return copy
   }
-  return walk(value) as T
+  const root = copyOf(value)
+  while (pending.length) {
+    const [source, copy] = pending.pop()!
+    // defineProperty, not assignment: a `__proto__` key stays a key, as Object.fromEntries keeps it.
+    for (const [key, entry] of Object.entries(source)) Object.defineProperty(copy, key, { value: copyOf(entry), enumerable: true, writable: true, configurable: true })
+  }
+  return root as T
 }
 
 /** The message, the stack (which repeats the message) and every string detail of an error, scrubbed in place; the error is returned. */

@@ -63,6 +63,17 @@ describe('scrubSecret: the key in every form a provider may echo it', () => {
     assert.equal(answer.content[0].text, `your key is ${KEY}`)
   })
 
+  it('scrubs a value nested 200,000 levels deep without recursion (it overflowed the stack)', () => {
+    let value: unknown = { text: `deep ${KEY}` }
+    for (let level = 0; level < 100_000; level++) value = { a: [value] }
+    let scrubbed: any = scrubSecretDeep(value, KEY)
+    for (let level = 0; level < 100_000; level++) scrubbed = scrubbed.a[0]
+    assert.deepEqual(scrubbed, { text: 'deep [redacted]' })
+    const own = scrubSecretDeep(JSON.parse(`{"__proto__":{"x":"${KEY}"}}`), KEY)
+    assert.deepEqual(Object.keys(own), ['__proto__'], 'a __proto__ key stays an own key')
+    assert.equal(Object.getPrototypeOf(own), Object.prototype)
+  })
+
   it('scrubs an error\'s message and string details in place', () => {
     const error = new WebError('WEB_PROVIDER_ERROR', `bad ${KEY}`, { details: { providerCode: KEY.slice(0, 14), status: 400 } })
     assert.equal(scrubSecretFromError(error, KEY), error)
