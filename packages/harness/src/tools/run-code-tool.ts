@@ -110,6 +110,9 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>
 }
 
+/** A note's length shown at most: the converter's paths are cut at 300 characters, so this cuts nothing it writes. */
+const NOTE_MAX = 1000
+
 function describeCall(item: NestedCall): string {
   const how = item.outcome === 'ok' ? 'ok'
     : item.outcome === 'error' ? `error ${item.code}`
@@ -129,7 +132,8 @@ function renderRunCode(result: RunnerResult, calls: NestedCall[]): string {
   else parts.push('Console output: none')
   if (!result.error) {
     parts.push(result.value === undefined ? 'Result: undefined' : 'Result (JSON):\n' + fenceUntrusted(JSON.stringify(result.value, null, 2), 'run_code result'))
-    if (result.notes.length) parts.push('Converted to fit JSON:\n' + result.notes.map((note) => `- ${note}`).join('\n'))
+    // A note names a path, and the code may have taken its keys from a page: shown outside the fence, each is one cleaned line.
+    if (result.notes.length) parts.push('Converted to fit JSON:\n' + result.notes.map((note) => `- ${cleanUntrustedLine(note, { maxLength: NOTE_MAX })}`).join('\n'))
   }
   return parts.join('\n\n')
 }
