@@ -80,7 +80,7 @@ const OPENING = /<untrusted-content id="([^"]+)"[^>\n]*>/g
 const CLOSING = /<\/untrusted-content id="([^"]+)">/g
 
 /** The ids of the fences opened and closed in a text, in order. */
-export function fenceIds(text: string): { opened: string[]; closed: string[] } {
+function fenceIds(text: string): { opened: string[]; closed: string[] } {
   return {
     opened: [...text.matchAll(OPENING)].map((match) => match[1]),
     closed: [...text.matchAll(CLOSING)].map((match) => match[1]),
@@ -109,10 +109,12 @@ const MARKER_NAMES = ['<untrusted-content', '</untrusted-content']
 function cutMarkerLength(head: string): number {
   const start = head.lastIndexOf('<')
   if (start < 0) return 0
+  const length = head.length - start
+  // Markers match in any case; the lower-cased copy is only compared (lower-casing may change a length).
   const tail = head.slice(start).toLowerCase()
   if (tail.includes('>') || tail.includes('\n')) return 0
   const cut = MARKER_NAMES.some((name) => name.startsWith(tail) || (tail.startsWith(name) && !tail.startsWith(`${name}-escaped`)))
-  return cut ? tail.length : 0
+  return cut ? length : 0
 }
 
 function isHighSurrogate(code: number): boolean {
