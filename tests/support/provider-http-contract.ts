@@ -156,6 +156,21 @@ export function itRefusesUnreadableAnswers(subject: HttpSubject): void {
     await provider.close()
   })
 
+  it('an answer nested thousands of levels deep is WEB_PROVIDER_BAD_RESPONSE saying so (its walks overflowed the stack: INTERNAL_ERROR)', async () => {
+    // A good answer's start, one entry nested 20,000 levels deep (objects and arrays in turn), and the closers of what the start opened.
+    const depth = 10_000
+    const body = subject.bodyPrefix + '{"a":['.repeat(depth) + ']}'.repeat(depth) + closersOf(subject.bodyPrefix)
+    server.reply({ status: 200, headers: { 'content-type': 'application/json' }, rawBody: body })
+    const { provider } = subject.providerFor(server, { maxResponseBytes: 1024 * 1024 })
+    const error = await rejection(provider.search({ query: 'q' }, call()))
+    assert.ok(WebError.is(error), `a WebError, not ${error?.name}: ${error?.message}`)
+    assert.equal(error.code, 'WEB_PROVIDER_BAD_RESPONSE')
+    assert.match(error.message, /nested more than \d+ levels deep/)
+    assert.equal(error.retryable, false)
+    assert.equal(server.requests.length, 1)
+    await provider.close()
+  })
+
   it('a body over maxResponseBytes is WEB_PROVIDER_BAD_RESPONSE naming the limit', async () => {
     server.reply(fixtures.multiResult)
     const { provider } = subject.providerFor(server, { maxResponseBytes: 256 })
@@ -186,4 +201,20 @@ export function itAbortsWhileWaiting(subject: HttpSubject): void {
     assert.deepEqual(waits, [])
     await provider.close()
   })
+}
+
+/** The brackets and braces that close what a JSON prefix opened, innermost first. */
+function closersOf(prefix: string): string {
+  const open: string[] = []
+  let inString = false
+  for (let index = 0; index < prefix.length; index++) {
+    const char = prefix[index]
+    if (inString) {
+      if (char === '\\') index++
+      else if (char === '"') inString = false
+    } else if (char === '"') inString = true
+    else if (char === '{' || char === '[') open.push(char === '{' ? '}' : ']')
+    else if (char === '}' || char === ']') open.pop()
+  }
+  return open.reverse().join('')
 }

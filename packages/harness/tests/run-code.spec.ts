@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -179,6 +179,23 @@ describe('run_code (PTC transport)', () => {
     assert.ok(['CODE_TIMEOUT', 'CODE_RESOURCE_LIMIT'].includes(outcome.error!.code), outcome.content)
     const after = await run('2 + 2')
     assert.equal(after.structured.result, 4)
+  })
+
+  it('closes the page\'s fence before its notice when the output is over the threshold (it was cut at 2000 characters, inside the fence)', async () => {
+    const { outcome, session } = await run('console.log("page line\\n".repeat(3000)); ({ text: "y".repeat(60000) })')
+    assert.equal(outcome.isError, false, outcome.content.slice(0, 500))
+    const notice = outcome.content.indexOf('[The complete output is ')
+    assert.ok(notice > 0, 'the notice follows the head')
+    const before = outcome.content.slice(0, notice)
+    const opened = [...before.matchAll(/<untrusted-content id="([0-9a-f]+)"/g)].map((match) => match[1])
+    const closed = [...before.matchAll(/<\/untrusted-content id="([0-9a-f]+)">/g)].map((match) => match[1])
+    assert.ok(opened.length > 0, 'the head holds the console fence')
+    assert.deepEqual(closed, opened, 'every fence the head opens is closed before the notice')
+    assert.ok(!/<\/?untrusted-content/.test(outcome.content.slice(notice)), 'nothing after the notice is fenced')
+    const path = /Nothing was left out of the file: (\S+) \(/.exec(outcome.content)![1]
+    assert.ok(path.startsWith(join(session.dir, 'artifacts')), path)
+    const whole = await readFile(path, 'utf8')
+    assert.ok(whole.length > 60000 && whole.includes('y'.repeat(60000)), 'the file holds the output whole')
   })
 
   it('refuses a direct call to a tool the PTC model cannot see, saying how to call it from code', async () => {

@@ -22,17 +22,18 @@ const CONTROL = /[\x00-\x1f\x7f-\x9f]/g
 const CONTROL_BUT_LAYOUT = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
 
 /**
- * Characters that draw nothing yet change what is shown or read: soft hyphen,
- * combining grapheme joiner, Arabic letter mark, Hangul and Khmer fillers,
- * Mongolian selectors, zero-width space, joiners and marks (U+200B–U+200F),
- * bidi embeddings and overrides (U+202A–U+202E), word joiner, invisible
- * operators, bidi isolates and the deprecated format characters
- * (U+2060–U+206F), variation selectors, the byte order mark, interlinear
- * annotation, and the tag characters and variation selectors of plane 14
- * (U+E0000–U+E01EF), which can spell out hidden ASCII.
+ * Characters that draw nothing yet change what is shown or read: every format
+ * character (Unicode category Cf: soft hyphen, Arabic letter mark, zero-width
+ * space, joiners and marks, bidi embeddings, overrides and isolates, word
+ * joiner, invisible operators, the byte order mark, interlinear annotation,
+ * the tag characters of plane 14, which can spell out hidden ASCII) and every
+ * default-ignorable code point (combining grapheme joiner, Hangul and Khmer
+ * fillers, Mongolian and other variation selectors, the reserved ranges).
  */
-const INVISIBLE =
-  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e01ef}]/gu
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu
+
+/** Half a surrogate pair: removing an escape sequence between two halves would join them into a (perhaps invisible) character. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** A fence marker not defanged yet (defanging twice would change nothing but the looks). */
 const FENCE_MARKER = /<(\/?)(untrusted-content)(?!-escaped)/gi
@@ -45,20 +46,32 @@ export interface CleanLineOptions {
 /**
  * One line of text from a page or a provider, safe to show outside the
  * untrusted fence (a title, a URL, a snippet, a provider's error message):
- * escape sequences and invisible format characters removed, whitespace
+ * escape sequences and invisible format characters removed (`removeInvisible`), whitespace
  * collapsed to single spaces, any other control character shown as its
  * Unicode control picture (ESC as ␛, BEL as ␇; C1 controls as �), fence
  * markers defanged, and the length capped at `maxLength` with a visible
  * `… (N more characters)`.
  */
 export function cleanUntrustedLine(text: string, options: CleanLineOptions): string {
-  const cleaned = String(text)
-    .replace(ESCAPE_SEQUENCE, '')
-    .replace(INVISIBLE, '')
+  const cleaned = removeInvisible(String(text))
     .replace(/\s+/g, ' ')
     .trim()
     .replace(CONTROL, controlPicture)
   return capLength(defangFenceMarkers(cleaned), options.maxLength)
+}
+
+/**
+ * What draws nothing, removed: half surrogate pairs become U+FFFD, then
+ * invisible and format characters and complete escape sequences go. The first
+ * step of `cleanUntrustedLine`, and what key scrubbing (dsh-provider-kit)
+ * removes before it looks for a key: the cleaning can then never join the
+ * parts of a key, echoed with invisible characters or escape sequences
+ * between them, into the key. Removing an escape sequence can form no new
+ * invisible character (no half pair is left to join); it can form a new
+ * escape sequence, whose ESC the cleaning then shows as a control picture.
+ */
+export function removeInvisible(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd').replace(INVISIBLE, '').replace(ESCAPE_SEQUENCE, '')
 }
 
 /**

@@ -5,7 +5,7 @@
  * key reaches no output, session log or artifact in any of these forms.
  */
 
-import { cleanUntrustedLine } from 'dsh-host'
+import { cleanUntrustedLine, removeInvisible } from 'dsh-host'
 
 export const REDACTED = '[redacted]'
 
@@ -46,16 +46,34 @@ export function quoteProviderText(text: string, secret: string, maxLength: numbe
   return cleanUntrustedLine(scrubSecret(text, secret), { maxLength })
 }
 
-/** Every string inside a JSON-like value (objects, arrays), scrubbed; a new value, the input untouched. */
+/**
+ * Every string inside a JSON-like value (objects, arrays), scrubbed; a new
+ * value, the input untouched. Walked with an explicit stack, so no depth of
+ * nesting can overflow it (the wire refuses answers past `MAX_ANSWER_DEPTH`
+ * before this runs, but the walk does not rely on it).
+ */
 export function scrubSecretDeep<T>(value: T, secret: string): T {
   const scrub = secretScrubber(secret)
-  const walk = (item: unknown): unknown => {
+  const copies = new Map<object, object>()
+  const pending: Array<[source: object, copy: object]> = []
+  const copyOf = (item: unknown): unknown => {
     if (typeof item === 'string') return scrub(item)
-    if (Array.isArray(item)) return item.map(walk)
-    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, walk(entry)]))
-    return item
+    if (item === null || typeof item !== 'object') return item
+    let copy = copies.get(item)
+    if (!copy) {
+      copy = Array.isArray(item) ? new Array(item.length) : {}
+      copies.set(item, copy)
+      pending.push([item, copy])
+    }
+    return copy
   }
-  return walk(value) as T
+  const root = copyOf(value)
+  while (pending.length) {
+    const [source, copy] = pending.pop()!
+    // defineProperty, not assignment: a `__proto__` key stays a key, as Object.fromEntries keeps it.
+    for (const [key, entry] of Object.entries(source)) Object.defineProperty(copy, key, { value: copyOf(entry), enumerable: true, writable: true, configurable: true })
+  }
+  return root as T
 }
 
 /** The message, the stack (which repeats the message) and every string detail of an error, scrubbed in place; the error is returned. */
@@ -71,22 +89,48 @@ export function scrubSecretFromError<E>(error: E, secret: string): E {
   return error
 }
 
-/** Builds the scrubbing function of one key (its forms are worked out once). */
+/**
+ * Builds the scrubbing function of one key (its forms are worked out once).
+ * The text is searched as it is, then with what draws nothing removed
+ * (`removeInvisible`, the first step of the contract's line cleaning): a key
+ * echoed with zero-width, bidi or other format characters or escape
+ * sequences between its characters is found there, and the text comes back
+ * with them removed and the key scrubbed; a text with no key in either comes
+ * back as it is.
+ */
 export function secretScrubber(secret: string): (text: string) => string {
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return (text) => text
   const prefixLength = /^(?:[a-z]+[-_])*/.exec(secret)![0].length
   const ignoreCase = /^[0-9a-f]+$/i.test(secret.slice(prefixLength))
   const plain = [secret, JSON.stringify(secret).slice(1, -1), ...percentEncodings(secret)]
   const encoded = base64Forms(secret).filter((form) => form.length >= MIN_RUN)
-  const exact = [new RegExp(alternation(plain), ignoreCase ? 'gi' : 'g')]
+  const exact = [new RegExp(alternation(plain), ignoreCase ? 'gi' : 'g'), new RegExp(alternation(escapedForms(secret)), 'gi')]
   if (encoded.length) exact.push(new RegExp(alternation(encoded), 'g'))
-  return (text) => {
-    if (typeof text !== 'string' || !text) return text
+  const scrubForms = (text: string): string => {
     let scrubbed = text
     for (const pattern of exact) scrubbed = scrubbed.replace(pattern, REDACTED)
     if (secret.length > MIN_LENGTH_FOR_RUNS) scrubbed = scrubRuns(scrubbed, secret, prefixLength, ignoreCase)
     return scrubbed
   }
+  return (text) => {
+    if (typeof text !== 'string' || !text) return text
+    const direct = scrubForms(text)
+    const visible = removeInvisible(direct)
+    if (visible === direct) return direct
+    const scrubbed = scrubForms(visible)
+    return scrubbed === visible ? direct : scrubbed
+  }
+}
+
+/**
+ * The key written byte by byte, in any case: its UTF-8 as hex, every byte
+ * percent-encoded (`%73%6B...`, as an over-eager encoder writes it), and every
+ * character as a JSON `\u` escape.
+ */
+function escapedForms(secret: string): string[] {
+  const hex = Buffer.from(secret, 'utf8').toString('hex')
+  const unicode = Array.from({ length: secret.length }, (_, index) => `\\u${secret.charCodeAt(index).toString(16).padStart(4, '0')}`).join('')
+  return [hex, hex.replace(/../g, '%$&'), unicode]
 }
 
 /** `encodeURIComponent` of the key with upper- and lower-case escapes. */

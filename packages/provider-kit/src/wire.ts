@@ -12,14 +12,44 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** The body as a JSON object; undefined when it is not JSON or not an object (a proxy's HTML page, say). */
-export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+/**
+ * How deep a provider's answer may nest. Real answers nest about ten levels;
+ * the parse (V8's is iterative) accepts any depth, but every walk after it
+ * (key scrubbing, mapping, the session log's JSON) would have to be written
+ * for it, so a deeper answer is refused here, once, as a bad response.
+ */
+export const MAX_ANSWER_DEPTH = 100
+
+export type ParsedJson = { ok: true; value: unknown } | { ok: false; reason: string }
+
+/** The body as JSON, nested `MAX_ANSWER_DEPTH` levels at most; `reason` completes "answered HTTP 200 but ...". */
+export function parseJsonBody(text: string): ParsedJson {
+  let value: unknown
   try {
-    const value: unknown = JSON.parse(text)
-    return isObject(value) ? value : undefined
+    value = JSON.parse(text)
   } catch {
-    return undefined
+    return { ok: false, reason: 'the body is not JSON' }
   }
+  if (nestsDeeperThan(value, MAX_ANSWER_DEPTH)) return { ok: false, reason: `the body is nested more than ${MAX_ANSWER_DEPTH} levels deep` }
+  return { ok: true, value }
+}
+
+/** Whether a JSON value holds arrays or objects more than `limit` levels deep; an explicit stack, so any depth is measured without recursion. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[item: unknown, depth: number]> = [[value, 0]]
+  while (pending.length) {
+    const [item, depth] = pending.pop()!
+    if (item === null || typeof item !== 'object') continue
+    if (depth + 1 > limit) return true
+    for (const entry of Array.isArray(item) ? item : Object.values(item)) if (entry !== null && typeof entry === 'object') pending.push([entry, depth + 1])
+  }
+  return false
+}
+
+/** The body as a JSON object; undefined when it is not JSON, not an object (a proxy's HTML page, say) or nested too deep. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const parsed = parseJsonBody(text)
+  return parsed.ok && isObject(parsed.value) ? parsed.value : undefined
 }
 
 export type ParsedJsonEnvelope =
@@ -33,12 +63,9 @@ export type ParsedJsonEnvelope =
  * completes "answered HTTP 200 but ...".
  */
 export function parseJsonEnvelope(text: string, listKey: string): ParsedJsonEnvelope {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return { ok: false, reason: 'the body is not JSON' }
-  }
+  const parsed = parseJsonBody(text)
+  if (!parsed.ok) return parsed
+  const { value } = parsed
   if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' }
   const list = value[listKey]
   if (!Array.isArray(list)) return { ok: false, reason: `the body has no \`${listKey}\` array` }

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { quoteProviderText, scrubSecret, scrubSecretDeep, scrubSecretFromError } from 'dsh-provider-kit'
+import { cleanUntrustedLine, removeInvisible } from 'dsh-host'
 import { WebError } from 'dsh-web'
 
 const KEY = 'sk-proj-Zq8vL2mN4xR7tY1wK9pB3cD6'
 const HEX_KEY = 'sk-4f9a0c1e7b3d5a2f8e6c0b9d1a3f5e7c'
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 const b64url = (text: string) => Buffer.from(text).toString('base64url')
+const hex = (text: string) => Buffer.from(text).toString('hex')
+/** The key with `between` after each of its characters. */
+const interleaved = (key: string, between: string) => Array.from(key, (char) => char + between).join('')
 
 describe('scrubSecret: the key in every form a provider may echo it', () => {
   const table: Array<[what: string, text: string, key: string, output: string]> = [
@@ -27,6 +31,18 @@ describe('scrubSecret: the key in every form a provider may echo it', () => {
     ['a non-hex key is case-sensitive', `shout ${KEY.toUpperCase()}`, KEY, `shout ${KEY.toUpperCase()}`],
     ['a short key (12 characters) is scrubbed whole but not by runs', 'abc123def456 and abc123de', 'abc123def456', '[redacted] and abc123de'],
     ['a key under 4 characters is not scrubbed', 'abc abc', 'abc', 'abc abc'],
+    ['its hex form', `echo ${hex(KEY)} end`, KEY, 'echo [redacted] end'],
+    ['its hex form in upper case', `echo ${hex(KEY).toUpperCase()} end`, KEY, 'echo [redacted] end'],
+    ['every byte percent-encoded', `?k=${hex(KEY).replace(/../g, '%$&')}&x`, KEY, '?k=[redacted]&x'],
+    ['every byte percent-encoded, upper-case escapes', `?k=${hex(KEY).replace(/../g, '%$&').toUpperCase()}&x`, KEY, '?k=[redacted]&x'],
+    ['every character a JSON \\u escape', `"${Array.from(KEY, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`, KEY, '"[redacted]"'],
+    ['zero-width spaces between its characters', `key ${interleaved(KEY, '\u200b')} end`, KEY, 'key [redacted] end'],
+    ['bidi controls and soft hyphens between its characters', `key ${interleaved(KEY, '\u202e\u00ad\u2066')} end`, KEY, 'key [redacted] end'],
+    ['tag characters and variation selectors between its characters', `key ${interleaved(KEY, '\u{E0041}\ufe0f')} end`, KEY, 'key [redacted] end'],
+    ['other format characters (Cf) between its characters', `key ${interleaved(KEY, '\u0600\u{1D173}\u{110BD}')} end`, KEY, 'key [redacted] end'],
+    ['escape sequences between its characters', `key ${interleaved(KEY, '\x1b[0m')} end`, KEY, 'key [redacted] end'],
+    ['invisible characters in a part of it', `cut ${interleaved(KEY.slice(10, 22), '\u200c')} there`, KEY, 'cut [redacted] there'],
+    ['invisible characters around a text without the key stay', 'emoji 👩\u200d💻 and \u200fRTL', KEY, 'emoji 👩\u200d💻 and \u200fRTL'],
   ]
   for (const [what, text, key, output] of table) {
     it(what, () => {
@@ -46,6 +62,18 @@ describe('scrubSecret: the key in every form a provider may echo it', () => {
     })
   }
 
+  it('leaves no key for the line cleaning to join, whatever draws nothing between its characters', () => {
+    const between = ['\u200b', '\u2060', '\u202a', '\u2069', '\u00ad', '\u034f', '\u180e', '\ufeff', '\u{E0020}', '\u{E01EF}', '\x1b[31m', '\x1b]0;t\x07', '\x9b1m', '\u200b\x1b[m', '\x1b\u200b[m']
+    for (const chars of between) {
+      const echoed = `error: key ${interleaved(KEY, chars)} refused`
+      const scrubbed = scrubSecret(echoed, KEY)
+      for (const shown of [scrubbed, removeInvisible(scrubbed), cleanUntrustedLine(scrubbed, { maxLength: 1000 }), quoteProviderText(echoed, KEY, 1000)]) {
+        assert.ok(!shown.includes(KEY) && !removeInvisible(shown).includes(KEY), `${JSON.stringify(chars)}: ${JSON.stringify(shown)}`)
+        assert.ok(!removeInvisible(shown).includes(KEY.slice(8, 16)), `${JSON.stringify(chars)}: no run of the key in ${JSON.stringify(shown)}`)
+      }
+    }
+  })
+
   it('the Basic credential keeps no base64 run of the key at any alignment', () => {
     for (const user of ['u', 'us', 'use']) {
       const header = b64(`${user}:${KEY}`)
@@ -61,6 +89,17 @@ describe('scrubSecret: the key in every form a provider may echo it', () => {
     assert.deepEqual(scrubbed, { content: [{ type: 'text', text: 'your key is [redacted]' }, { type: 'x', title: scrubSecret(`b64 ${b64(KEY)}`, KEY), n: 3, ok: true, none: null }] })
     assert.ok(!JSON.stringify(scrubbed).includes(b64(KEY).slice(0, 20)))
     assert.equal(answer.content[0].text, `your key is ${KEY}`)
+  })
+
+  it('scrubs a value nested 200,000 levels deep without recursion (it overflowed the stack)', () => {
+    let value: unknown = { text: `deep ${KEY}` }
+    for (let level = 0; level < 100_000; level++) value = { a: [value] }
+    let scrubbed: any = scrubSecretDeep(value, KEY)
+    for (let level = 0; level < 100_000; level++) scrubbed = scrubbed.a[0]
+    assert.deepEqual(scrubbed, { text: 'deep [redacted]' })
+    const own = scrubSecretDeep(JSON.parse(`{"__proto__":{"x":"${KEY}"}}`), KEY)
+    assert.deepEqual(Object.keys(own), ['__proto__'], 'a __proto__ key stays an own key')
+    assert.equal(Object.getPrototypeOf(own), Object.prototype)
   })
 
   it('scrubs an error\'s message and string details in place', () => {

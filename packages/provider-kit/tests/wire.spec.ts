@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, MAX_ANSWER_DEPTH, nestsDeeperThan, parseJsonBody, parseJsonEnvelope, parseJsonObject, sentDomainFilterReport } from 'dsh-provider-kit'
 import { WebError } from 'dsh-web'
 
 describe('checkDomainFilters (dsh-web/provider-http)', () => {
@@ -60,5 +60,27 @@ describe('checkDomainFilters (dsh-web/provider-http)', () => {
       honoured: false,
       note: 'sent to Vendor, but 5 of 6 sources are outside the allowed domains (a.example, b.example, c.example and 1 more)',
     })
+  })
+})
+
+describe('parseJsonBody: answers nested MAX_ANSWER_DEPTH levels at most', () => {
+  const nested = (levels: number) => '{"a":['.repeat(levels / 2) + ']}'.repeat(levels / 2)
+
+  it('reads an answer at the limit and refuses one a level deeper, saying so', () => {
+    assert.equal(MAX_ANSWER_DEPTH % 2, 0)
+    assert.equal(parseJsonBody(nested(MAX_ANSWER_DEPTH)).ok, true)
+    const deeper = parseJsonBody(`[${nested(MAX_ANSWER_DEPTH)}]`)
+    assert.deepEqual(deeper, { ok: false, reason: `the body is nested more than ${MAX_ANSWER_DEPTH} levels deep` })
+    assert.deepEqual(parseJsonEnvelope(`{"content":[${nested(MAX_ANSWER_DEPTH)}]}`, 'content').ok, false)
+    assert.equal(parseJsonObject(`{"error":${nested(MAX_ANSWER_DEPTH)}}`), undefined)
+    assert.deepEqual(parseJsonBody('not json'), { ok: false, reason: 'the body is not JSON' })
+  })
+
+  it('measures any depth without recursion', () => {
+    const deep = JSON.parse(nested(400_000))
+    assert.equal(nestsDeeperThan(deep, 399_999), true)
+    assert.equal(nestsDeeperThan(deep, 400_000), false)
+    assert.equal(nestsDeeperThan('text', 0), false)
+    assert.equal(nestsDeeperThan({}, 0), true)
   })
 })

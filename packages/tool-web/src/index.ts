@@ -33,7 +33,6 @@ export function apply(ctx: Context, config: Config) {
 
 export { createWebSearchTool, webSearchDescription } from './web-search-tool.js'
 export { createWebFetchTool, webFetchDescription } from './web-fetch-tool.js'
-export { closeOpenFences, fenceIds } from './untrusted-fence.js'
 export { mergeSources, sourceKey } from './merge-sources.js'
 export type { MergedSource } from './merge-sources.js'
 export type { QueryAnswer, QueryFailure, WebSearchOutput } from './search-output.js'

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { type FetchedDocument, WebError } from 'dsh-web'
-import { cleanUntrustedLine, type ToolCallContext, type ToolDefinition, type ToolResult } from 'dsh-host'
-import { limitOutput } from './artifact.js'
+import { cleanUntrustedLine, limitOutput, type ToolCallContext, type ToolDefinition, type ToolResult } from 'dsh-host'
+import { saveOutput } from './artifact.js'
 import { withDeadline } from './deadline.js'
 import { capNote, type WebFetchInput, readFetchInput, webFetchInputSchema } from './fetch-input.js'
 import { toJsonData } from './json-data.js'
@@ -46,7 +46,7 @@ async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchI
   const document: FetchedDocument =
     cappedFrom === undefined ? fetched : { ...fetched, warnings: [...(fetched.warnings ?? []), capNote(cappedFrom, request.maxChars)] }
 
-  const limited = await limitOutput(renderFetch(document), { tool: 'web_fetch', call, threshold: config.outputThreshold })
+  const limited = await limitOutput(renderFetch(document), { threshold: config.outputThreshold, save: saveOutput('web_fetch', call) })
   const structured = toJsonData(limited.artifact ? { ...document, outputArtifact: limited.artifact } : document)
   if (isSuccessStatus(document)) return { content: limited.content, structured }
   const message = document.error?.message ? cleanUntrustedLine(document.error.message, { maxLength: LINE_MAX }) : `The server answered with HTTP status ${document.status}.`

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { WebError } from 'dsh-web'
-import type { ToolCallContext, ToolDefinition, ToolResult } from 'dsh-host'
-import { limitOutput } from './artifact.js'
+import { limitOutput, type ToolCallContext, type ToolDefinition, type ToolResult } from 'dsh-host'
+import { saveOutput } from './artifact.js'
 import { withDeadline } from './deadline.js'
 import { toJsonData } from './json-data.js'
 import { CITE_LINE, describeFailure, renderSearch } from './render-search.js'
@@ -51,7 +51,7 @@ async function runWebSearch(ctx: Context, config: ToolWebConfig, input: WebSearc
   const output = buildSearchOutput(request, settled)
   if (output.failures.length === queries.length) return allFailed(output)
 
-  const limited = await limitOutput(renderSearch(output), { tool: 'web_search', call, threshold: config.outputThreshold })
+  const limited = await limitOutput(renderSearch(output), { threshold: config.outputThreshold, save: saveOutput('web_search', call) })
   let content = limited.content
   if (limited.artifact) {
     output.artifact = limited.artifact

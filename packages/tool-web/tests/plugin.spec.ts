@@ -2,9 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as toolWeb from 'dsh-tool-web'
-import { closeOpenFences, mergeSources } from 'dsh-tool-web'
+import { mergeSources } from 'dsh-tool-web'
 import { resolveCredential, type SearchProvider } from 'dsh-web'
-import { fenceUntrusted } from 'dsh-host'
 import { mount, pagingFetch, source } from './helpers.js'
 
 describe('dsh-tool-web plugin', () => {
@@ -142,19 +141,5 @@ describe('mergeSources', () => {
       { url: 'https://a/2', title: 'a2', queries: [0] },
       { url: 'https://b/3', title: 'b3', queries: [1] },
     ])
-  })
-})
-
-describe('closeOpenFences', () => {
-  it('closes the fences a cut left open, drops a half marker, and leaves whole text alone', () => {
-    const whole = `${fenceUntrusted('line one\nline two', 'https://a.example/')}\n\n${fenceUntrusted('second', 'https://b.example/')}`
-    assert.equal(closeOpenFences(whole), whole)
-    const [firstId, secondId] = [...whole.matchAll(/<untrusted-content id="([0-9a-f]+)"/g)].map((match) => match[1])
-    const inFirst = whole.slice(0, whole.indexOf('line two'))
-    assert.equal(closeOpenFences(inFirst), `${inFirst}</untrusted-content id="${firstId}">`)
-    const inSecond = whole.slice(0, whole.indexOf('second') + 3)
-    assert.equal(closeOpenFences(inSecond), `${inSecond}\n</untrusted-content id="${secondId}">`)
-    const halfMarker = whole.slice(0, whole.indexOf(`</untrusted-content id="${firstId}">`) + 12)
-    assert.equal(closeOpenFences(halfMarker), `${whole.slice(0, whole.indexOf(`</untrusted-content id="${firstId}">`))}</untrusted-content id="${firstId}">`)
   })
 })

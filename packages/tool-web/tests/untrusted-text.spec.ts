@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
+import { removeInvisible } from 'dsh-host'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
 import * as toolWeb from 'dsh-tool-web'
@@ -39,8 +40,19 @@ function keyForms(): string[] {
 }
 
 function assertNoKey(text: string, where: string): void {
-  for (const form of keyForms()) assert.ok(!text.includes(form), `${where} holds ${JSON.stringify(form)}`)
+  // Searched as it is and with what draws nothing removed, as the line cleaning would; hex and percent forms in any case.
+  for (const seen of [text, removeInvisible(text)]) {
+    for (const form of keyForms()) assert.ok(!seen.includes(form), `${where} holds ${JSON.stringify(form)}`)
+    const lower = seen.toLowerCase()
+    for (const form of [hex(KEY), hex(KEY).replace(/../g, '%$&')]) assert.ok(!lower.includes(form), `${where} holds ${JSON.stringify(form)}`)
+  }
 }
+
+const hex = (text: string) => Buffer.from(text).toString('hex')
+/** The key with `between` after each of its characters. */
+const interleaved = (between: string) => Array.from(KEY, (char) => char + between).join('')
+/** The key as a provider may echo it that the cleaning or a reader could turn back into the key: invisible characters or escape sequences between its characters, hex, every byte percent-encoded. */
+const HIDDEN_ECHOES = [interleaved('\u200b'), interleaved('\u202e\u00ad'), interleaved('\x1b[0m'), interleaved('\u{E0041}'), hex(KEY), hex(KEY).toUpperCase(), hex(KEY).replace(/../g, '%$&')]
 
 /** Every file under a folder, as raw bytes decoded as latin1 (so that any byte sequence is searchable). */
 async function allBytes(folder: string): Promise<Array<{ path: string; text: string }>> {
@@ -94,6 +106,22 @@ describe('untrusted text through the real providers on loopback', () => {
       request.on('data', (chunk) => (body += chunk))
       request.on('end', () => {
         if (request.method === 'POST' && request.url?.endsWith('/messages')) {
+          if (body.includes('hidden-echo-fail')) {
+            response.writeHead(401, { 'content-type': 'application/json' })
+            response.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `Bad key ${HIDDEN_ECHOES.join(' / ')}` } }))
+            return
+          }
+          if (body.includes('hidden-echo')) {
+            const answer = messagesResponse(base)
+            const [use, results, text] = answer.content as any[]
+            use.input.query = `echo ${HIDDEN_ECHOES[0]}`
+            results.content[1].title = `Key ${HIDDEN_ECHOES[1]}`
+            results.content[2].title = `Key ${HIDDEN_ECHOES[2]}`
+            text.text = `Your key: ${HIDDEN_ECHOES.join('; ')}.`
+            response.writeHead(200, { 'content-type': 'application/json' })
+            response.end(JSON.stringify(answer))
+            return
+          }
           if (body.includes('fail-with-echo')) {
             response.writeHead(400, { 'content-type': 'application/json', 'request-id': `req_${KEY.slice(7, 20)}` })
             response.end(JSON.stringify({
@@ -188,6 +216,25 @@ describe('untrusted text through the real providers on loopback', () => {
     const files = await allBytes(home)
     assert.ok(files.some((file) => file.path.endsWith('events.jsonl')), 'the session log is on disk')
     assert.ok(files.some((file) => file.path === structured.artifact.path), 'the artifact is under the home')
+    for (const file of files) assertNoKey(file.text, file.path)
+  })
+
+  it('web_search: the key echoed with invisible characters or escape sequences between its characters, in hex or percent-encoded byte by byte, is in no output, error, session log or artifact (the cleaning joined it back into the key)', async () => {
+    const s = await ctx.session.create()
+    const outcome = await ctx.tools.invoke('web_search', { queries: ['hidden-echo search', 'hidden-echo-fail search'] }, { session: s })
+    assert.equal(outcome.isError, false, outcome.content)
+    const structured = outcome.structured as any
+    assert.equal(structured.failures[0].code, 'WEB_PROVIDER_AUTH_FAILED')
+    assert.match(structured.failures[0].message, /Bad key \[redacted\]( \/ \[redacted\]){6}/)
+    assert.match(JSON.stringify(structured.answers ?? structured), /Your key: \[redacted\](; \[redacted\]){6}\./)
+    assertNoKey(outcome.content, 'the tool output')
+    assertNoKey(JSON.stringify(structured), 'the structured output')
+    const failed = await ctx.tools.invoke('web_search', { queries: ['hidden-echo-fail'] }, { session: s })
+    assert.equal(failed.isError, true)
+    assertNoKey(failed.content, 'the error output')
+    assertNoKey(failed.error!.message, 'the error message')
+    const files = await allBytes(home)
+    assert.ok(files.some((file) => file.path.endsWith('events.jsonl')), 'the session log is on disk')
     for (const file of files) assertNoKey(file.text, file.path)
   })
 })

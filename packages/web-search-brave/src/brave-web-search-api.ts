@@ -4,7 +4,7 @@
  * sections pass through untouched, only the envelope is checked.
  */
 
-import { isObject, parseJsonObject } from 'dsh-provider-kit'
+import { isObject, parseJsonBody, parseJsonObject } from 'dsh-provider-kit'
 
 export { isObject } from 'dsh-provider-kit'
 
@@ -101,12 +101,9 @@ export type ParsedWebSearchBody =
 
 /** Checks the envelope only (a JSON object of type "search"); the sections are read by `fromBraveResponse`. */
 export function parseBraveWebSearchResponse(text: string): ParsedWebSearchBody {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return { ok: false, reason: 'the body is not JSON' }
-  }
+  const parsed = parseJsonBody(text)
+  if (!parsed.ok) return parsed
+  const { value } = parsed
   if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' }
   if (value.type !== 'search') return { ok: false, reason: `the body's type is ${JSON.stringify(value.type ?? null)}, not "search"` }
   return { ok: true, response: value as BraveWebSearchResponse }

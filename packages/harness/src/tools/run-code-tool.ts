@@ -1,4 +1,4 @@
-import { cleanUntrustedLine, fenceUntrusted, type JsonValue, writeArtifact } from 'dsh-host'
+import { cleanUntrustedLine, fenceUntrusted, type JsonValue, limitOutput, writeArtifact } from 'dsh-host'
 import type { NestedCall } from './code-calls.js'
 import type { RunnerResult } from './code-runner.js'
 import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
@@ -95,16 +95,12 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
     ...(result.error ? { error: JSON.parse(JSON.stringify(result.error)) as JsonValue } : {}),
     ...(result.memoryBytes !== undefined ? { memoryBytes: result.memoryBytes } : {}),
   }
-  let content = renderRunCode(result, made)
-  if (content.length > settings.outputThreshold) {
-    const artifact = await writeArtifact(content, { session: call.session, stem: `run-code-${call.callId}`, extension: 'txt' })
-    content = [
-      content.slice(0, 2000),
-      '',
-      `[The complete output is ${content.length} characters, more than the ${settings.outputThreshold} shown here at most. ` +
-        `It is saved whole at ${artifact.path} (${artifact.bytes} bytes, sha256 ${artifact.sha256}). Only the first 2000 characters are above.]`,
-    ].join('\n')
-  }
+  // The contract's limiter: the head closes the fences it cuts, so the notice (the file, what was cut) is the host's, outside them.
+  const limited = await limitOutput(renderRunCode(result, made), {
+    threshold: settings.outputThreshold,
+    save: (text) => writeArtifact(text, { session: call.session, stem: `run-code-${call.callId}`, extension: 'txt' }),
+  })
+  const content = limited.content
   if (!result.error) return { content, structured }
   return { content, structured, isError: true, error: { code: result.error.code, message: describeCodeError(result.error) } }
 }
@@ -112,6 +108,9 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>
 }
+
+/** A note's length shown at most: the converter's paths are cut at 300 characters, so this cuts nothing it writes. */
+const NOTE_MAX = 1000
 
 function describeCall(item: NestedCall): string {
   const how = item.outcome === 'ok' ? 'ok'
@@ -132,7 +131,8 @@ function renderRunCode(result: RunnerResult, calls: NestedCall[]): string {
   else parts.push('Console output: none')
   if (!result.error) {
     parts.push(result.value === undefined ? 'Result: undefined' : 'Result (JSON):\n' + fenceUntrusted(JSON.stringify(result.value, null, 2), 'run_code result'))
-    if (result.notes.length) parts.push('Converted to fit JSON:\n' + result.notes.map((note) => `- ${note}`).join('\n'))
+    // A note names a path, and the code may have taken its keys from a page: shown outside the fence, each is one cleaned line.
+    if (result.notes.length) parts.push('Converted to fit JSON:\n' + result.notes.map((note) => `- ${cleanUntrustedLine(note, { maxLength: NOTE_MAX })}`).join('\n'))
   }
   return parts.join('\n\n')
 }
