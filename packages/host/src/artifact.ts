@@ -71,11 +71,23 @@ export async function writeArtifact(content: string, options: WriteArtifactOptio
   } catch (error: any) {
     await Promise.all(made.map((path) => rm(path, { force: true }).catch(() => {})))
     const why = CodedError.is(error) ? error.message : (error?.message ?? error?.code ?? String(error))
-    const fix = CodedError.is(error) ? '' : ` Nothing of it was kept. Fix: free space in ${folder} (or point the artifact folder at a disk with room) and try again.`
+    const fix = CodedError.is(error) ? '' : ` Nothing of it was kept. Fix: ${fixFor(error?.code, folder)}.`
     throw new ArtifactWriteError(`The complete content (${bytes.length} bytes) could not be written to ${file}: ${why}`.replace(/([^.])$/, '$1.') + fix, {
       cause: error,
       details: { path: file, bytes: bytes.length },
     })
   }
   return { path: file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+}
+
+function fixFor(code: unknown, folder: string): string {
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `free space on the disk that holds ${folder} (or point the artifact folder at one with room) and try again`
+    case 'EFBIG':
+      return `the file is larger than this process may write (ulimit -f); raise that limit and try again`
+    default:
+      return `check ${folder} and try again`
+  }
 }

@@ -94,7 +94,7 @@ describe('writeArtifact when the disk fills part-way', () => {
     assert.equal(outcome.big.code, 'ARTIFACT_WRITE_FAILED')
     assert.deepEqual(await readdir(folder), [basename(outcome.small.path)])
     assert.match(outcome.big.message, /EFBIG/)
-    assert.match(outcome.big.message, /Nothing of it was kept/)
+    assert.match(outcome.big.message, /Nothing of it was kept\. Fix: the file is larger than this process may write \(ulimit -f\)/)
     assert.equal(await readFile(outcome.small.path, 'utf8'), 'small page')
   })
 })
