@@ -66,7 +66,7 @@ describe('dsh CLI', () => {
     const name = 'DSH_CLI_TEST_KEY'
     assert.equal((await dsh(['credentials', 'set', name], { home, input: 'first-secret\n' })).code, 0)
     let listed = await dsh(['credentials', 'list', '--json'], { home })
-    assert.deepEqual(onlyJson(listed).credentials.find((item: any) => item.name === name), { name, configured: true, source: 'store', value: '<redacted>' })
+    assert.deepEqual(onlyJson(listed).credentials.find((item: any) => item.name === name), { name, configured: true, source: 'store', value: '<redacted>', namedBy: [] })
     assert.ok(!listed.stdout.includes('first-secret'))
     assert.equal((await dsh(['credentials', 'set', name], { home, input: 'second-secret' })).code, 0)
     const stored = JSON.parse(await readFile(join(home, 'credentials.json'), 'utf8'))
@@ -75,6 +75,47 @@ describe('dsh CLI', () => {
     assert.equal((await dsh(['credentials', 'unset', name], { home })).code, 0)
     listed = await dsh(['credentials', 'list', '--json'], { home })
     assert.equal(onlyJson(listed).credentials.find((item: any) => item.name === name), undefined)
+  })
+
+  it('credentials list names every credential the rows reference, configured or not and by which row, never a value (was: DEEPSEEK_API_KEY alone)', async () => {
+    const own = await tempHome()
+    try {
+      const proxies = join(own, 'proxies.cordis.yml')
+      await writeFile(proxies, [
+        '- id: web-fetch-http',
+        "  config: { proxy: { url: 'http://127.0.0.1:9', credential: CORP_PROXY_AUTH } }",
+        '- id: web-search-brave',
+        "  config: { proxy: { url: 'http://127.0.0.1:9', credential: CORP_PROXY_AUTH } }",
+      ].join('\n') + '\n')
+      assert.equal((await dsh(['credentials', 'set', 'DSH_REDIS_URL'], { home: own, input: 'redis://:stored-secret@127.0.0.1:9/0' })).code, 0)
+      assert.equal((await dsh(['credentials', 'set', 'OLD_KEY'], { home: own, input: 'old-secret' })).code, 0)
+      const env = { BRAVE_API_KEY: 'env-secret' }
+
+      const base = onlyJson(await dsh(['credentials', 'list', '--json'], { home: own, env }))
+      assert.deepEqual(base.credentials.map((item: any) => [item.name, item.namedBy]), [
+        ['DEEPSEEK_API_KEY', [{ row: 'web-search-deepseek', key: 'apiKeyEnv' }]],
+        ['DSH_REDIS_URL', []],
+        ['OLD_KEY', []],
+      ])
+
+      const args = ['credentials', 'list', '--config', join(ROOT, 'docs/redis-state.cordis.yml'), '--config', join(ROOT, 'docs/brave-search.cordis.yml'), '--config', proxies]
+      const listed = await dsh([...args, '--json'], { home: own, env })
+      assert.deepEqual(onlyJson(listed).credentials, [
+        { name: 'BRAVE_API_KEY', configured: true, source: 'environment', value: '<redacted>', namedBy: [{ row: 'web-search-brave', key: 'apiKeyEnv' }] },
+        { name: 'CORP_PROXY_AUTH', configured: false, namedBy: [{ row: 'web-fetch-http', key: 'proxy.credential' }, { row: 'web-search-brave', key: 'proxy.credential' }] },
+        { name: 'DEEPSEEK_API_KEY', configured: false, namedBy: [{ row: 'web-search-deepseek', key: 'apiKeyEnv' }] },
+        { name: 'DSH_REDIS_URL', configured: true, source: 'store', value: '<redacted>', namedBy: [{ row: 'cache-redis', key: 'urlCredential' }] },
+        { name: 'OLD_KEY', configured: true, source: 'store', value: '<redacted>', namedBy: [] },
+      ])
+      const human = await dsh(args, { home: own, env })
+      assert.equal(human.code, 0, human.stderr)
+      assert.match(human.stdout, /^CORP_PROXY_AUTH +not set +named by web-fetch-http\.proxy\.credential, web-search-brave\.proxy\.credential$/m)
+      assert.match(human.stdout, /^DSH_REDIS_URL +store +<redacted> +named by cache-redis\.urlCredential$/m)
+      assert.match(human.stdout, /^OLD_KEY +store +<redacted> +named by no row$/m)
+      for (const output of [listed.stdout, listed.stderr, human.stdout, human.stderr]) assert.doesNotMatch(output, /secret/)
+    } finally {
+      await rm(own, { recursive: true, force: true })
+    }
   })
 
   it('sends errors to stderr with a non-zero exit and nothing on stdout', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { readlink, symlink, unlink } from 'node:fs/promises'
+import { readFileSync, readlinkSync, unlinkSync } from 'node:fs'
+import { lstat, lutimes, readlink, symlink, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CodedError, type CodedErrorOptions } from 'dsh-host'
@@ -159,4 +159,80 @@ export async function withFileLock<T>(path: string, task: () => Promise<T>, opti
   } finally {
     await unlinkIfStill(lockPath, token)
   }
+}
+
+/**
+ * A lease: a claim a live process renews, for what must outlast one locked
+ * step (a session a server holds open while idle). Same owner token and
+ * liveness test as the lock, so there is one policy for "is its owner
+ * still there": the lease is a symbolic link (created in one system call,
+ * no data block, so it is taken and renewed on a full disk too) whose
+ * target is `dsh-lease:<host>:<pid>:<process start>:<ttl ms>:<nonce>`, and
+ * its own modification time is its last renewal (`lutimes`). It holds while
+ * it was renewed within its ttl and its owner runs: a `kill -9`ed owner on
+ * this host holds nothing from that moment, one on another host (or one
+ * that is stopped) until its ttl runs out.
+ */
+export interface Lease {
+  readonly path: string
+  /** Sets the lease's time to now; rejects (ENOENT) once the lease is gone. */
+  renew(): Promise<void>
+  /** Removes the lease (idempotent; synchronous, so it is done even when the process exits right after). */
+  release(): void
+}
+
+export interface LeaseHolder {
+  pid: number
+  host: string
+  /** Whether the holder runs on this host (its pid is checked, not just its ttl). */
+  local: boolean
+  /** When the lease runs out unless renewed. */
+  expires: Date
+}
+
+const LEASE_PREFIX = 'dsh-lease'
+/** The ttl a lease is judged by when its target cannot be read: what dsh itself uses by default. */
+export const DEFAULT_LEASE_MS = 60_000
+/** The longest ttl a lease may claim: a planted or damaged lease cannot keep its session for longer. */
+export const MAX_LEASE_MS = 24 * 60 * 60 * 1000
+
+/** Takes a new lease at `path` (a name of its own: several processes can lease one thing, each at its own path). */
+export async function takeLease(path: string, ttlMs: number): Promise<Lease> {
+  const token = [LEASE_PREFIX, ownHost, process.pid, ownStart, Math.round(ttlMs), randomBytes(6).toString('hex')].join(':')
+  await symlink(token, path)
+  return {
+    path,
+    renew: async () => {
+      const now = new Date()
+      await lutimes(path, now, now)
+    },
+    release: () => {
+      try {
+        if (readlinkSync(path) === token) unlinkSync(path)
+      } catch (error: any) {
+        if (error?.code !== 'ENOENT') throw error
+      }
+    },
+  }
+}
+
+/** Who holds the lease at `path`, or undefined when it is missing, ran out, or its owner has ended. */
+export async function leaseHolder(path: string, now = Date.now()): Promise<LeaseHolder | undefined> {
+  let raw: string
+  let renewed: number
+  try {
+    renewed = (await lstat(path)).mtimeMs
+    raw = await readlink(path)
+  } catch (error: any) {
+    if (error?.code === 'ENOENT' || error?.code === 'EINVAL') return undefined
+    throw error
+  }
+  const parts = raw.split(':')
+  const valid = parts.length === 6 && parts[0] === LEASE_PREFIX && /^\d+$/.test(parts[2]) && /^\d+$/.test(parts[4])
+  const ttl = valid ? Math.min(Number(parts[4]), MAX_LEASE_MS) : DEFAULT_LEASE_MS
+  const expires = renewed + ttl
+  if (expires <= now) return undefined
+  if (!valid) return { pid: 0, host: 'unknown', local: false, expires: new Date(expires) }
+  const holder: Holder = { raw, host: parts[1], pid: Number(parts[2]), start: parts[3] }
+  return isGone(holder) ? undefined : { pid: holder.pid, host: holder.host, local: holder.host === ownHost, expires: new Date(expires) }
 }

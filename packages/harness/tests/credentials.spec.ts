@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as credentials from 'dsh-harness/credentials'
+import { credentialReferences } from 'dsh-harness/credentials'
 import { hostCredentials } from '../../../tests/support/host-credentials.js'
 
 const REF = 'DSH_TEST_CREDENTIALS_SPEC'
@@ -137,5 +138,24 @@ describe('credentials service', () => {
     } finally {
       await rm(linked, { recursive: true, force: true })
     }
+  })
+})
+
+describe('credentialReferences', () => {
+  it('finds every key that names a credential, nested ones by their path, and nothing in a disabled row', () => {
+    const references = credentialReferences([
+      { id: 'search', status: 'mounted', config: { apiKeyEnv: 'SEARCH_KEY', apiKey: '<redacted>', proxy: { url: 'http://127.0.0.1:9', credential: 'PROXY_AUTH' } } },
+      { id: 'store', status: 'failed', config: { urlCredential: 'STORE_URL', passwordCredential: 'STORE_PASSWORD', keyPrefix: 'dsh:' } },
+      { id: 'mirrors', status: 'mounted', config: { upstreams: [{ authEnv: 'MIRROR_AUTH' }, { authEnv: 'SEARCH_KEY' }] } },
+      { id: 'off', status: 'disabled', config: { apiKeyEnv: 'NEVER_LISTED' } },
+      { id: 'plain', status: 'mounted', config: { environment: 'production', baseURL: 'http://127.0.0.1:9' } },
+    ])
+    assert.deepEqual(Object.fromEntries(references), {
+      SEARCH_KEY: [{ row: 'search', key: 'apiKeyEnv' }, { row: 'mirrors', key: 'upstreams[1].authEnv' }],
+      PROXY_AUTH: [{ row: 'search', key: 'proxy.credential' }],
+      STORE_URL: [{ row: 'store', key: 'urlCredential' }],
+      STORE_PASSWORD: [{ row: 'store', key: 'passwordCredential' }],
+      MIRROR_AUTH: [{ row: 'mirrors', key: 'upstreams[0].authEnv' }],
+    })
   })
 })

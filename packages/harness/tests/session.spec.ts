@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { lstat, mkdtemp, readdir, readFile, rm, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
+import { pruneSessions } from '../src/session/session-catalog.js'
 
 const run = promisify(execFile)
 
@@ -85,5 +86,56 @@ describe('session service', () => {
     await assert.rejects(ctx.session.open('../../etc'), /not a session id/)
     await assert.rejects(ctx.session.read('a/b'), /not a session id/)
     await assert.rejects(ctx.session.open('missing-session'), /There is no session "missing-session"/)
+  })
+})
+
+describe('session leases: a session a live process holds is never pruned', () => {
+  let home: string
+  before(async () => {
+    home = await mkdtemp(join(tmpdir(), 'dsh-session-lease-'))
+  })
+  after(() => rm(home, { recursive: true, force: true }))
+
+  async function age(id: string): Promise<void> {
+    const when = new Date(Date.now() - 40 * 86_400_000)
+    await utimes(join(home, 'sessions', id, 'events.jsonl'), when, when)
+  }
+  const monthAgo = () => new Date(Date.now() - 30 * 86_400_000)
+
+  it('prune leaves a session this process holds open, idle or not (was: removed, and every later append failed), and removes it once the service stops', async () => {
+    const holder = new Context()
+    holder.plugin(session, { home })
+    await holder.start()
+    const s = await holder.session.create()
+    await s.append('mcp/session-start', { transport: 'stdio' })
+    await age(s.id)
+    const first = await pruneSessions(home, monthAgo())
+    assert.deepEqual(first.removed, [])
+    assert.deepEqual(first.held.map((held) => held.id), [s.id])
+    assert.equal(first.held[0].heldBy[0].pid, process.pid)
+    assert.equal(first.held[0].heldBy[0].local, true)
+    assert.equal((await s.append('tool/call', { tool: 'echo' })).seq, 2)
+
+    await holder.stop()
+    assert.deepEqual((await readdir(s.dir)).filter((name) => name.startsWith('.lease-')), [], 'stopping the service removes its lease')
+    await age(s.id)
+    const second = await pruneSessions(home, monthAgo())
+    assert.deepEqual(second.removed.map((removed) => removed.id), [s.id])
+    await assert.rejects(lstat(s.dir), { code: 'ENOENT' })
+  })
+
+  it('renews its lease while it runs', async () => {
+    const holder = new Context()
+    holder.plugin(session, { home, leaseMs: 1000 })
+    await holder.start()
+    try {
+      const s = await holder.session.create()
+      const [name] = (await readdir(s.dir)).filter((entry) => entry.startsWith('.lease-'))
+      const taken = (await lstat(join(s.dir, name))).mtimeMs
+      // Waits for the renewal itself (every third of leaseMs), however long the machine takes to run it.
+      while ((await lstat(join(s.dir, name))).mtimeMs === taken) await new Promise((resolve) => setTimeout(resolve, 50))
+    } finally {
+      await holder.stop()
+    }
   })
 })

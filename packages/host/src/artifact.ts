@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { link, mkdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { ArtifactWriteError, CodedError } from './errors.js'
-import { ensurePrivateFolder, openPrivateFile } from './private-files.js'
+import { ensurePrivateFolder, openPrivateFile, syncFolder } from './private-files.js'
 import type { SessionHandle } from './session.js'
 
 /** A file that holds a result whole: where it is, its size and its hash. */
@@ -36,27 +36,58 @@ export interface WriteArtifactOptions {
  * overwritten. The folder is 0700 and the file 0600, and neither is reached
  * through a symbolic link (a planted link is refused, never followed). A
  * failure is an `ArtifactWriteError`, never a silent drop.
+ *
+ * The content goes to a hidden temp file first, made durable, then linked
+ * to its name (link(2) fails when the name exists, where rename would
+ * overwrite): the name only ever holds a complete file, and on any failure
+ * (a full disk part-way, a file size limit) the temp file is removed, so a
+ * failed write leaves nothing behind to fill the disk for the next call.
  */
 export async function writeArtifact(content: string, options: WriteArtifactOptions): Promise<ArtifactRef> {
   const folder = options.directory ?? (options.session ? join(options.session.dir, 'artifacts') : join(tmpdir(), 'dsh-artifacts'))
   const stem = options.stem.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80) || 'artifact'
-  const file = join(folder, `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`)
+  const name = `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`
+  const file = join(folder, name)
+  const partial = join(folder, `.${name}.partial`)
   const bytes = Buffer.from(content, 'utf8')
+  // What exists of this write so far, removed if it fails at any step.
+  const made: string[] = []
   try {
     await mkdir(dirname(folder), { recursive: true, mode: 0o700 })
     await ensurePrivateFolder(folder, 'The artifacts folder', { create: true })
-    const handle = await openPrivateFile(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'The artifact file')
+    const handle = await openPrivateFile(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'The artifact file')
+    made.push(partial)
     try {
       await handle.writeFile(bytes)
+      await handle.datasync()
     } finally {
       await handle.close()
     }
+    await link(partial, file)
+    made.push(file)
+    await rm(partial)
+    made.shift()
+    await syncFolder(folder)
   } catch (error: any) {
-    const why = CodedError.is(error) ? error.message : (error?.code ?? error?.message ?? error)
-    throw new ArtifactWriteError(`The complete content (${bytes.length} bytes) could not be written to ${file}: ${why}`.replace(/([^.])$/, '$1.'), {
+    await Promise.all(made.map((path) => rm(path, { force: true }).catch(() => {})))
+    const why = CodedError.is(error) ? error.message : (error?.message ?? error?.code ?? String(error))
+    const fix = CodedError.is(error) ? '' : ` Nothing of it was kept. Fix: ${fixFor(error?.code, folder)}.`
+    throw new ArtifactWriteError(`The complete content (${bytes.length} bytes) could not be written to ${file}: ${why}`.replace(/([^.])$/, '$1.') + fix, {
       cause: error,
       details: { path: file, bytes: bytes.length },
     })
   }
   return { path: file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+}
+
+function fixFor(code: unknown, folder: string): string {
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `free space on the disk that holds ${folder} (or point the artifact folder at one with room) and try again`
+    case 'EFBIG':
+      return `the file is larger than this process may write (ulimit -f); raise that limit and try again`
+    default:
+      return `check ${folder} and try again`
+  }
 }

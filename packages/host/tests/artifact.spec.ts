@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { ArtifactWriteError, type SessionHandle, writeArtifact } from 'dsh-host'
 import { WebError, writeWebArtifact } from 'dsh-web'
@@ -55,5 +57,44 @@ describe('writeArtifact', () => {
       assert.match((error as Error).message, /could not be written/)
       return true
     })
+  })
+})
+
+describe('writeArtifact when the disk fills part-way', () => {
+  let root: string
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'dsh-artifact-full-'))
+  })
+  after(async () => {
+    await rm(root, { recursive: true, force: true })
+  })
+
+  // A child whose file size limit (RLIMIT_FSIZE, 16 KiB) stops a write part-way with EFBIG, as a full disk stops it with ENOSPC; no root or mount needed.
+  it('a write that fails part-way leaves no file (regression: the partial file stayed), and the next small artifact is written', async () => {
+    const folder = join(root, 'artifacts')
+    const script = `
+      import { writeArtifact } from 'dsh-host'
+      const folder = ${JSON.stringify(folder)}
+      const outcome = {}
+      try {
+        await writeArtifact('x'.repeat(200_000), { directory: folder, stem: 'big', extension: 'txt' })
+        outcome.big = 'written'
+      } catch (error) {
+        outcome.big = { code: error.code, message: error.message }
+      }
+      outcome.small = await writeArtifact('small page', { directory: folder, stem: 'small', extension: 'txt' })
+      console.log(JSON.stringify(outcome))
+    `
+    const result = spawnSync('bash', ['-c', 'ulimit -f 16 && exec "$0" --input-type=module -e "$1"', process.execPath, script], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      encoding: 'utf8',
+    })
+    assert.equal(result.status, 0, result.stderr)
+    const outcome = JSON.parse(result.stdout)
+    assert.equal(outcome.big.code, 'ARTIFACT_WRITE_FAILED')
+    assert.deepEqual(await readdir(folder), [basename(outcome.small.path)])
+    assert.match(outcome.big.message, /EFBIG/)
+    assert.match(outcome.big.message, /Nothing of it was kept\. Fix: the file is larger than this process may write \(ulimit -f\)/)
+    assert.equal(await readFile(outcome.small.path, 'utf8'), 'small page')
   })
 })

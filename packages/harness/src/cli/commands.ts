@@ -1,7 +1,7 @@
 import { compose, type Composition } from '../compose/boot.js'
 import { findConfigDir } from '../compose/config-dir.js'
 import { defaultHome } from '../home.js'
-import type { CredentialsService } from '../credentials/index.js'
+import { type CredentialsService, credentialReferences } from '../credentials/index.js'
 import type { SessionService } from '../session/index.js'
 import type { ToolsService } from '../tools/index.js'
 import { RowsFailedError, UsageError } from './errors.js'
@@ -180,7 +180,7 @@ export async function runCredentials(options: GlobalOptions, args: string[], io:
       }
       case 'list': {
         if (name) throw new UsageError('usage: dsh credentials list [--json]')
-        const list = await credentials.list(referencedCredentials(composition))
+        const list = await credentials.list(credentialReferences(composition.rows()))
         io.out(options.json ? json({ credentials: list }) : renderCredentials(list))
         return 0
       }
@@ -190,18 +190,6 @@ export async function runCredentials(options: GlobalOptions, args: string[], io:
   } finally {
     await composition.dispose()
   }
-}
-
-/** Credential names the mounted rows point at (config keys ending in `KeyEnv`). */
-function referencedCredentials(composition: Composition): string[] {
-  const names = new Set<string>()
-  for (const row of composition.rows()) {
-    if (row.status === 'disabled' || typeof row.config !== 'object' || row.config === null) continue
-    for (const [key, value] of Object.entries(row.config)) {
-      if (/KeyEnv$/.test(key) && typeof value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) names.add(value)
-    }
-  }
-  return [...names]
 }
 
 export async function runSessionShow(options: GlobalOptions, id: string, io: Output): Promise<number> {

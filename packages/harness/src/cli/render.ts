@@ -1,5 +1,5 @@
 import type { RowState } from '../compose/boot.js'
-import type { CredentialDescription } from '../credentials/index.js'
+import type { CredentialDescription, CredentialReference } from '../credentials/index.js'
 import type { SessionEvent, ToolInfo } from 'dsh-host'
 import { useColor } from './color.js'
 import { escapeForTerminal, renderForTerminal } from './terminal.js'
@@ -59,9 +59,15 @@ export function renderOutcome(content: string): string {
   return useColor(process.stdout) ? renderForTerminal(content) : escapeForTerminal(content)
 }
 
-export function renderCredentials(list: CredentialDescription[]): string {
+/** One line per credential: its name, where it is set (never its value), and the rows and keys that name it. */
+export function renderCredentials(list: Array<CredentialDescription & { namedBy: CredentialReference[] }>): string {
   if (!list.length) return 'No credentials are stored, and the composition references none.'
-  return escapeForTerminal(list.map((item) => `${item.name}  ${item.configured ? `${item.source}${item.shadowed ? ' (also stored; the environment wins)' : ''}  <redacted>` : 'not set'}`).join('\n'))
+  const width = Math.max(...list.map((item) => item.name.length))
+  return escapeForTerminal(list.map((item) => {
+    const where = item.configured ? `${item.source}${item.shadowed ? ' (also stored; the environment wins)' : ''}  <redacted>` : 'not set'
+    const by = item.namedBy.length ? `named by ${item.namedBy.map((ref) => `${ref.row}.${ref.key}`).join(', ')}` : 'named by no row'
+    return `${item.name.padEnd(width)}  ${where}  ${by}`
+  }).join('\n'))
 }
 
 export function renderEvents(events: SessionEvent[]): string {

@@ -1,3 +1,4 @@
+import type { LeaseHolder } from '../file-lock.js'
 import { parseLifetime } from '../mcp/token-store.js'
 import type { SessionService } from '../session/index.js'
 import { listSessions, pruneSessions, type SessionSummary } from '../session/session-catalog.js'
@@ -38,14 +39,15 @@ export async function runSessionPrune(options: GlobalOptions, flags: { olderThan
   }
   const home = await sessionsHome(options, io)
   const before = new Date(Date.now() - age)
-  const { removed, inUse } = await pruneSessions(home, before, { dryRun: flags.dryRun })
+  const { removed, inUse, held } = await pruneSessions(home, before, { dryRun: flags.dryRun })
   if (options.json) {
-    io.out(JSON.stringify({ before: before.toISOString(), dryRun: flags.dryRun, removed, inUse }, null, 2))
+    io.out(JSON.stringify({ before: before.toISOString(), dryRun: flags.dryRun, removed, inUse, held }, null, 2))
     return 0
   }
   const verb = flags.dryRun ? 'would remove' : 'removed'
   const lines = removed.map((session) => `${verb} ${session.id}  (last written ${session.lastWritten}, ${session.events} events, ${size(session.bytes)})`)
   for (const session of inUse) lines.push(`kept ${session.id}: another process is writing to it (its lock is held)`)
+  for (const session of held) lines.push(`kept ${session.id}: held open by ${session.heldBy.map(describeHolder).join(', ')}`)
   const freed = removed.reduce((sum, session) => sum + session.bytes, 0)
   lines.push(`${removed.length ? `${flags.dryRun ? 'Would remove' : 'Removed'} ${removed.length} session(s), ${size(freed)}` : 'Nothing to remove'}: sessions last written before ${before.toISOString()}.${flags.dryRun ? ' Nothing was removed (--dry-run).' : ''}`)
   io.out(escapeForTerminal(lines.join('\n')))
@@ -61,6 +63,11 @@ function renderSessions(sessions: SessionSummary[], token: string | undefined): 
     lines.push(`${session.id.padEnd(width)}  ${(session.started ?? '-').padEnd(24)}  ${String(session.events).padStart(6)}  ${size(session.bytes).padStart(9)}  ${via}`.trimEnd())
   }
   return escapeForTerminal(lines.join('\n'))
+}
+
+function describeHolder(holder: LeaseHolder): string {
+  const who = holder.pid ? `process ${holder.pid}${holder.local ? '' : ` on host ${holder.host}`}` : 'a lease dsh cannot read'
+  return `${who} (lease until ${holder.expires.toISOString()}, renewed while it runs)`
 }
 
 function size(bytes: number): string {

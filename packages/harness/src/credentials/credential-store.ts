@@ -14,8 +14,12 @@ export class CredentialNameError extends Error {
   }
 }
 
+export function isCredentialName(name: unknown): name is string {
+  return typeof name === 'string' && NAME.test(name)
+}
+
 export function assertCredentialName(name: string): void {
-  if (typeof name !== 'string' || !NAME.test(name)) throw new CredentialNameError(String(name))
+  if (!isCredentialName(name)) throw new CredentialNameError(String(name))
 }
 
 interface StoreFile {

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { type Context, Service } from 'cordis'
 import type { CredentialsService as CredentialsContract, ResolvedCredential } from 'dsh-host'
+import type { CredentialReference } from './credential-references.js'
 import { assertCredentialName, CredentialStore } from './credential-store.js'
 
 export interface CredentialsConfig {
@@ -70,9 +71,13 @@ export class CredentialsService extends Service<CredentialsConfig> implements Cr
     return this.store.unset(ref)
   }
 
-  /** Every stored name, plus the extra names asked about (e.g. those the composition references). */
-  async list(extraNames: string[] = []): Promise<CredentialDescription[]> {
-    const names = new Set([...(await this.store.names()), ...extraNames])
-    return Promise.all([...names].sort().map((name) => this.describe(name)))
+  /**
+   * Every stored name and every name the composition references (from
+   * `credentialReferences`), each with whether it is configured and where,
+   * and the rows that name it (empty for a stored name no row uses).
+   */
+  async list(references: Map<string, CredentialReference[]> = new Map()): Promise<Array<CredentialDescription & { namedBy: CredentialReference[] }>> {
+    const names = new Set([...(await this.store.names()), ...references.keys()])
+    return Promise.all([...names].sort().map(async (name) => ({ ...(await this.describe(name)), namedBy: references.get(name) ?? [] })))
   }
 }

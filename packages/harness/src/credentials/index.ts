@@ -21,3 +21,4 @@ export function apply(ctx: Context, config: Config) {
 export { CredentialsService }
 export type { CredentialDescription, CredentialSource } from './credentials-service.js'
 export { assertCredentialName, CredentialNameError } from './credential-store.js'
+export { credentialReferences, type CredentialReference } from './credential-references.js'

@@ -1,5 +1,5 @@
 import { type Context, Schema } from 'cordis'
-import { DEFAULT_LOCK_TIMEOUT_MS } from '../file-lock.js'
+import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS, MAX_LEASE_MS } from '../file-lock.js'
 import { defaultHome } from '../home.js'
 import { DEFAULT_MAX_EVENT_BYTES, MIN_MAX_EVENT_BYTES } from './event-artifacts.js'
 import { type SessionConfig, SessionService } from './session-service.js'
@@ -14,6 +14,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .description('The largest line one event may take in the log (bytes); larger string values are moved to files in the session\'s artifacts/ folder and referenced.'),
   lockTimeoutMs: Schema.natural().role('ms').default(DEFAULT_LOCK_TIMEOUT_MS)
     .description('How long an append waits for another process appending to the same session before it fails with FILE_LOCK_TIMEOUT.'),
+  leaseMs: Schema.natural().role('ms').min(1000).max(MAX_LEASE_MS).default(DEFAULT_LEASE_MS)
+    .description('How long a session this process opened stays held without a renewal; the process renews it every third of this while it runs, and dsh session prune never removes a held session. A holder killed with kill -9 holds nothing from then on (on this host; on another, once this has passed).'),
 })
 
 export function apply(ctx: Context, config: Config) {

@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs'
-import { lstat, readdir, rm } from 'node:fs/promises'
+import { lstat, readdir, readlink, realpath, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { assertPrivateHome } from 'dsh-host'
-import { FileLockError, withFileLock } from '../file-lock.js'
+import { assertPrivateHome, ensurePrivateFolder, UnsafePathError } from 'dsh-host'
+import { FileLockError, type LeaseHolder, withFileLock } from '../file-lock.js'
+import { sessionHolders } from './session-leases.js'
 import { EVENTS_FILE } from './session-log.js'
 
 /** One session as `dsh session list` shows it. */
@@ -20,21 +21,54 @@ export interface SessionSummary {
   mcp?: { transport: string; token: string | null }
 }
 
-/** The sessions folder's sessions, oldest start first; a name that is not a folder (a symbolic link, a file) is not a session. */
-export async function listSessions(home: string): Promise<SessionSummary[]> {
+/**
+ * The sessions folder, checked as list and prune need it: a real folder
+ * (not a symbolic link) whose real path is `<real $DSH_HOME>/sessions`, so
+ * nothing they read or remove is outside `$DSH_HOME`. Undefined when there
+ * is no sessions folder.
+ */
+async function sessionsRoot(home: string): Promise<{ root: string; real: string } | undefined> {
   await assertPrivateHome(home)
   const root = join(home, 'sessions')
-  let entries
-  try {
-    entries = await readdir(root, { withFileTypes: true })
-  } catch (error: any) {
-    if (error?.code === 'ENOENT') return []
-    throw error
+  if (!(await ensurePrivateFolder(root, 'The sessions folder', { create: false }))) return undefined
+  const real = await realpath(root)
+  const expected = join(await realpath(home), 'sessions')
+  if (real !== expected) {
+    throw new UnsafePathError(`The sessions folder ${root} resolves to ${real}, outside $DSH_HOME (${expected}); dsh lists and prunes only sessions under $DSH_HOME. Fix: move ${root} back into ${home}, or set DSH_HOME to the folder that holds it.`, { details: { path: root, realPath: real } })
   }
+  return { root, real }
+}
+
+/** A session folder under the checked root: a real folder (not a link) whose real path is where it is listed. */
+async function assertSessionFolder(root: { root: string; real: string }, name: string): Promise<void> {
+  const dir = join(root.root, name)
+  const info = await lstat(dir)
+  if (info.isSymbolicLink()) {
+    const target = await readlink(dir).catch(() => 'somewhere dsh cannot read')
+    throw new UnsafePathError(`${dir} is a symbolic link (to ${target}), not a session folder; dsh session list and prune never follow one, so nothing outside $DSH_HOME is read or removed. Fix: remove the link (rm ${dir}) and run the command again.`, { details: { path: dir, target } })
+  }
+  const real = await realpath(dir)
+  if (real !== join(root.real, name)) {
+    throw new UnsafePathError(`The session folder ${dir} resolves to ${real}, outside ${root.real}; dsh refuses to touch it. Fix: move it away and run the command again.`, { details: { path: dir, realPath: real } })
+  }
+}
+
+/**
+ * The sessions folder's sessions, oldest start first. A sessions folder,
+ * or a name in it, that is a symbolic link is refused with `UNSAFE_PATH`
+ * (the fix in the message); a plain file there is not a session.
+ */
+export async function listSessions(home: string): Promise<SessionSummary[]> {
+  const root = await sessionsRoot(home)
+  return root ? listUnder(root) : []
+}
+
+async function listUnder(root: { root: string; real: string }): Promise<SessionSummary[]> {
   const found: SessionSummary[] = []
-  for (const entry of entries) {
+  for (const entry of await readdir(root.root, { withFileTypes: true })) {
+    if (entry.isSymbolicLink()) await assertSessionFolder(root, entry.name)
     if (!entry.isDirectory()) continue
-    const summary = await summarise(join(root, entry.name), entry.name)
+    const summary = await summarise(join(root.root, entry.name), entry.name)
     if (summary) found.push(summary)
   }
   return found.sort((a, b) => (a.started ?? a.lastWritten).localeCompare(b.started ?? b.lastWritten) || a.id.localeCompare(b.id))
@@ -93,29 +127,50 @@ export interface PruneResult {
   removed: SessionSummary[]
   /** Old enough, but another process held its log's lock: left alone. */
   inUse: SessionSummary[]
+  /** Old enough, but a live process holds it open (its lease is current): left alone. */
+  held: Array<SessionSummary & { heldBy: LeaseHolder[] }>
+}
+
+/** Thrown inside the lock to leave a held session alone. */
+class Held {
+  constructor(readonly holders: LeaseHolder[]) {}
 }
 
 /**
  * Removes the sessions whose log was last written before `before`. Each is
  * removed while holding its log's lock, so a session a live process is
- * writing to (it holds the lock) is never removed: it is reported in use.
- * With `dryRun`, nothing is removed and `removed` says what would be.
+ * writing to (it holds the lock) is never removed: it is reported in use;
+ * and, under that lock, a session with a current lease (a live process
+ * holds it open, idle or not) is reported held and left alone. Every
+ * folder is checked again under the lock before it is removed: a real
+ * folder whose real path is under `$DSH_HOME/sessions`. With `dryRun`,
+ * nothing is removed and `removed` and `held` say what would be.
  */
 export async function pruneSessions(home: string, before: Date, options: { dryRun?: boolean } = {}): Promise<PruneResult> {
-  const result: PruneResult = { removed: [], inUse: [] }
-  for (const session of await listSessions(home)) {
+  const result: PruneResult = { removed: [], inUse: [], held: [] }
+  const root = await sessionsRoot(home)
+  if (!root) return result
+  for (const session of await listUnder(root)) {
     if (Date.parse(session.lastWritten) >= before.getTime()) continue
+    const dir = join(root.root, session.id)
     if (options.dryRun) {
-      result.removed.push(session)
+      const holders = await sessionHolders(dir)
+      if (holders.length) result.held.push({ ...session, heldBy: holders })
+      else result.removed.push(session)
       continue
     }
-    const dir = join(home, 'sessions', session.id)
     try {
-      await withFileLock(join(dir, EVENTS_FILE), () => rm(dir, { recursive: true, force: true }), { timeoutMs: 0, what: `The session log of ${session.id}` })
+      await withFileLock(join(dir, EVENTS_FILE), async () => {
+        const holders = await sessionHolders(dir)
+        if (holders.length) throw new Held(holders)
+        await assertSessionFolder(root, session.id)
+        await rm(dir, { recursive: true, force: true })
+      }, { timeoutMs: 0, what: `The session log of ${session.id}` })
       result.removed.push(session)
     } catch (error) {
-      if (!(error instanceof FileLockError)) throw error
-      result.inUse.push(session)
+      if (error instanceof Held) result.held.push({ ...session, heldBy: error.holders })
+      else if (error instanceof FileLockError) result.inUse.push(session)
+      else throw error
     }
   }
   return result

@@ -3,12 +3,16 @@ import { join } from 'node:path'
 import { type Context, Service } from 'cordis'
 import type { SessionEvent, SessionsService } from 'dsh-host'
 import { assertPrivateHome } from 'dsh-host'
+import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS } from '../file-lock.js'
 import { type LogReport, readLog } from './log-reader.js'
 import { SessionError } from './session-errors.js'
+import { SessionLeases } from './session-leases.js'
 import { assertSessionId, EVENTS_FILE, eventsOf, newSessionId, Session, type SessionLogOptions } from './session-log.js'
 
 export interface SessionConfig extends SessionLogOptions {
   home: string
+  /** How long a session this process opened stays held without a renewal (renewed every third of it while the process runs). */
+  leaseMs?: number
 }
 
 declare module 'cordis' {
@@ -21,11 +25,25 @@ declare module 'cordis' {
 /** `ctx.session`: durable session logs under `<home>/sessions/<id>/events.jsonl`. */
 export class SessionService extends Service<SessionConfig> implements SessionsService {
   readonly root: string
+  private readonly leases: SessionLeases
 
   constructor(ctx: Context, config: SessionConfig) {
     super(ctx, 'session', true)
     this.config = config
     this.root = join(config.home, 'sessions')
+    this.leases = new SessionLeases(config.leaseMs ?? DEFAULT_LEASE_MS, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS)
+  }
+
+  /** The composition is closing: the sessions it opened are no longer held. */
+  protected override stop(): void {
+    this.leases.releaseAll()
+  }
+
+  /** Opens a session and leases it, so `dsh session prune` leaves it alone while this process runs. */
+  private async openHeld(id: string, create: boolean): Promise<Session> {
+    const session = await Session.open(this.config.home, id, { ...this.config, create, onAppend: this.announce(id) })
+    await this.leases.hold(id, session.dir, session.logPath)
+    return session
   }
 
   /** A new session with a fresh id (or the id given, which must not exist yet). */
@@ -33,12 +51,12 @@ export class SessionService extends Service<SessionConfig> implements SessionsSe
     const id = options.id ?? newSessionId()
     assertSessionId(id)
     if (await this.exists(id)) throw new SessionError('SESSION_EXISTS', `Session "${id}" already exists; open it instead.`)
-    return Session.open(this.config.home, id, { ...this.config, create: true, onAppend: this.announce(id) })
+    return this.openHeld(id, true)
   }
 
   /** An existing session; with `create`, a new one of that id when missing. */
   open(id: string, options: { create?: boolean } = {}): Promise<Session> {
-    return Session.open(this.config.home, id, { ...this.config, create: !!options.create, onAppend: this.announce(id) })
+    return this.openHeld(id, !!options.create)
   }
 
   private announce(id: string): (event: SessionEvent) => void {
