@@ -9,9 +9,19 @@ export const CLI = join(ROOT, 'packages/harness/dist/cli.js')
 /**
  * No child may reach a real provider, whatever the developer's environment
  * holds: keys are dropped and provider bases point at a closed loopback port
- * unless a test sets them to its own fixture.
+ * unless a test sets them to its own fixture. Nor does a child inherit the
+ * machine's proxy (many corporate machines set one, and .ci/run sets one at
+ * a closed port): a test of the proxy route passes its own variables.
  */
 export const LOOPBACK_ONLY: Record<string, string | undefined> = {
+  HTTP_PROXY: undefined,
+  HTTPS_PROXY: undefined,
+  http_proxy: undefined,
+  https_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+  ALL_PROXY: undefined,
+  all_proxy: undefined,
   DEEPSEEK_API_KEY: undefined,
   OPENAI_API_KEY: undefined,
   DEEPSEEK_SEARCH_BASE_URL: 'http://127.0.0.1:9',

@@ -46,7 +46,7 @@ describe('MCP tokens on the shared state store (two homes, one Redis)', () => {
     }
     // A generous stateTimeoutMs: a loaded machine must not turn a slow answer into a 503 here.
     const slack = join(homes[0]!, 'slack.cordis.yml')
-    await writeFile(slack, '- id: web\n  config: { stateStore: redis, stateTimeoutMs: 2000 }\n')
+    await writeFile(slack, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis, stateTimeoutMs: 2000 }\n')
     config = ['--config', join(ROOT, 'docs/redis-state.cordis.yml'), '--config', slack]
   })
   after(async () => {
@@ -139,7 +139,7 @@ describe('MCP tokens on the shared state store (two homes, one Redis)', () => {
 
   it('a web row naming a state store that no row registers is an error for the token commands, not the file store', async () => {
     const overlay = join(homes[1]!, 'no-store.cordis.yml')
-    await writeFile(overlay, '- id: web\n  config: { stateStore: redis }\n')
+    await writeFile(overlay, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis }\n')
     const listed = await dsh(['mcp', 'token', 'list', '--config', overlay], { home: homes[1]! })
     assert.equal(listed.code, 1)
     assert.match(listed.stderr, /The web row names the state store "redis" \(stateStore\), which no row registers, so the MCP tokens have no store: mount its row/)

@@ -75,7 +75,8 @@ describe('PTC fan-out over web_fetch', () => {
     ctx.plugin(web, { searchProvider: 'none', fetchProvider: 'http' })
     // One site name per page: the fetcher opens at most a few connections per site (PINNED_CONNECTIONS), which is not what this tests.
     const hosts = Array.from({ length: 30 }, (_, index) => `page-${index}.test`)
-    ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1', ...hosts], resolve: Object.fromEntries(hosts.map((host) => [host, '127.0.0.1'])) })
+    // The direct route, whatever proxy the machine's environment names.
+    ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1', ...hosts], resolve: Object.fromEntries(hosts.map((host) => [host, '127.0.0.1'])), proxy: { noProxy: ['*'] } })
     ctx.plugin(toolWeb, { search: false, fetch: true })
     await ctx.start()
     await ctx.lifecycle.flush()

@@ -68,7 +68,7 @@ describe('two dsh mcp --http processes sharing one Redis', () => {
   name: dsh-cache-redis
 - id: web
   # A generous stateTimeoutMs: a loaded machine must not turn a slow answer into a note here.
-  config: { stateStore: redis, stateRetryMs: 200, stateTimeoutMs: 2000 }
+  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis, stateRetryMs: 200, stateTimeoutMs: 2000 }
 ${fetchRow()}`)
     // Without tokens (loopback, --no-auth): with the Redis row the tokens are on Redis too, and while it is
     // down a token cannot be checked and is refused with 503 (mcp-tokens-shared.spec.ts); this suite shows
@@ -178,7 +178,7 @@ describe('two dsh mcp --http processes without the Redis row', () => {
 
   it('dsh doctor fails a web row that names the redis store when no row registers it', async () => {
     const overlay = join(home, 'no-store.cordis.yml')
-    await writeFile(overlay, '- id: web\n  config: { stateStore: redis }\n')
+    await writeFile(overlay, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis }\n')
     const doctor = await dsh(['doctor', '--preset', 'standard', '--config', overlay], { home })
     assert.equal(doctor.code, 1)
     assert.match(doctor.stdout, /fail web\.stateStore: stateStore "redis" is not registered \(registered: memory\): calls run without the shared cache and count limits per process\n {7}fix: mount the row of the "redis" store/)
