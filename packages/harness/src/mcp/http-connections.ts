@@ -51,9 +51,10 @@ export class ConnectionGate {
 
   private admit(socket: Socket): void {
     const { maxConnections, maxPendingConnections } = this.limits
-    if (this.pending.size >= maxPendingConnections || (this.open.size >= maxConnections && this.pending.size)) {
-      const oldest = this.pending.values().next().value as Socket
-      this.drop(oldest, `${this.pending.size} connections without a valid token are open, the limit (dsh mcp --http --max-pending-connections ${maxPendingConnections}); the oldest was closed to make room for a new one`)
+    if (this.pending.size >= maxPendingConnections) {
+      this.drop(this.oldestPending(), `${this.pending.size} connections without a valid token are open, the limit (dsh mcp --http --max-pending-connections ${maxPendingConnections}); the oldest was closed to make room for a new one`)
+    } else if (this.open.size >= maxConnections && this.pending.size) {
+      this.drop(this.oldestPending(), `${this.open.size} connections are open, the limit (dsh mcp --http --max-connections ${maxConnections}); the oldest without a valid token was closed to make room for a new one`)
     } else if (this.open.size >= maxConnections) {
       this.count(`${this.open.size} connections with a valid token are open, the limit (dsh mcp --http --max-connections ${maxConnections}); a new connection was refused`)
       // Said in HTTP before the close, for a client that reads it.
@@ -67,6 +68,10 @@ export class ConnectionGate {
       this.open.delete(socket)
       this.pending.delete(socket)
     })
+  }
+
+  private oldestPending(): Socket {
+    return this.pending.values().next().value as Socket
   }
 
   private drop(socket: Socket, why: string): void {
