@@ -151,6 +151,23 @@ describe('dsh doctor', () => {
   it('shows proxy variables with the password redacted', async () => {
     const result = await dsh(['doctor', '--json'], { home, env: { HTTPS_PROXY: 'http://u:secret@127.0.0.1:9', no_proxy: 'localhost' } })
     assert.match(check(report(result), 'proxy').message, /HTTPS_PROXY=http:\/\/u:\*\*\*@127\.0\.0\.1:9/)
+    // Regression: a value without a scheme (user:pass@host:3128), in ALL_PROXY and in lower case was printed whole.
+    const everyForm = {
+      HTTPS_PROXY: 'u:secret1@127.0.0.1:9',
+      https_proxy: 'HTTP://u:secret2@127.0.0.1:9',
+      HTTP_PROXY: 'http://u:sec@ret3@127.0.0.1:9',
+      http_proxy: '//u:secret4@127.0.0.1:9',
+      ALL_PROXY: 'socks5://u:secret5@127.0.0.1:1080',
+      all_proxy: 'u:secret6@127.0.0.1:1080',
+    }
+    for (const args of [['doctor', '--json'], ['doctor']]) {
+      const run = await dsh(args, { home, env: everyForm })
+      for (const text of [run.stdout, run.stderr]) assert.doesNotMatch(text, /secret|ret3/, text)
+      if (args.includes('--json')) {
+        const shown = check(report(run), 'proxy').message
+        for (const name of Object.keys(everyForm)) assert.match(shown, new RegExp(`\\b${name}=\\S*(\\*\\*\\*|<credentials>)@127\\.0\\.0\\.1`), name)
+      }
+    }
     const human = await dsh(['doctor'], { home, env: { HTTPS_PROXY: 'http://u:secret@127.0.0.1:9' } })
     for (const text of [result.stdout, result.stderr, human.stdout, human.stderr]) assert.ok(!text.includes('secret'), text)
   })
@@ -209,7 +226,22 @@ describe('dsh doctor helpers', () => {
 
   it('redacts passwords in proxy URLs and reads engines ranges', () => {
     assert.equal(redactUrl('http://u:secret@127.0.0.1:9'), 'http://u:***@127.0.0.1:9')
-    assert.ok(!redactUrl('not a url://u:secret@host').includes('secret'))
+    assert.equal(redactUrl('HTTP://u:secret@Proxy.Example:3128/'), 'http://u:***@proxy.example:3128/')
+    assert.equal(redactUrl('http://127.0.0.1:3128'), 'http://127.0.0.1:3128')
+    // Every other way a password can be written: none of them may reach the output.
+    const odd: [string, string][] = [
+      ['u:secret@127.0.0.1:3128', '<credentials>@127.0.0.1:3128'], // no scheme: the URL parser reads "u:" as the scheme
+      ['u:secret@[::1]:3128', '<credentials>@[::1]:3128'],
+      ['//u:secret@host:3128', '<credentials>@host:3128'],
+      ['http://secret@host:3128', 'http://***@host:3128'], // a token as the user name
+      ['http://u:sec@ret@host:3128', 'http://<credentials>@host:3128'], // an unencoded @ in the password
+      ['http://u:sec/ret@host:3128', 'http://<credentials>@host:3128'], // an unencoded / in the password
+      ['http://u:p%40secret@host', 'http://u:***@host'],
+      [' http://u:secret@host', '<credentials>@host'],
+      ['socks5://u:secret@host:1080', 'socks5://u:***@host:1080'],
+      ['not a url://u:secret@host', '<credentials>@host'],
+    ]
+    for (const [value, shown] of odd) assert.equal(redactUrl(value), shown, value)
     assert.equal(satisfies('20.20.2', '>=20.6'), true)
     assert.equal(satisfies('20.5.1', '>=20.6'), false)
     assert.equal(satisfies('22.1.0', '^20.6.0 || >=22'), true)

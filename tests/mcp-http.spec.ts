@@ -2,13 +2,14 @@ import assert from 'node:assert/strict'
 import { generateKeyPairSync, type KeyObject, sign as cryptoSign } from 'node:crypto'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { dsh, ROOT, tempHome } from './helpers.js'
 import { connect, createToken, HttpDsh } from './mcp-http-process.js'
+import { sessionEvents, untilSessionEvent } from './mcp-session-log.js'
 
 /** A raw POST of `body`, for what the SDK's client never sends (a wrong Host, an Origin). */
 function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: any }> {
@@ -24,11 +25,6 @@ function post(url: string, body: string, headers: Record<string, string>): Promi
 }
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
-
-async function sessionEvents(home: string): Promise<any[][]> {
-  const ids = await readdir(join(home, 'sessions'))
-  return Promise.all(ids.map(async (id) => (await readFile(join(home, 'sessions', id, 'events.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))))
-}
 
 describe('dsh mcp --http: two processes on one machine', () => {
   let home: string
@@ -182,14 +178,13 @@ describe('dsh mcp --http: two processes on one machine', () => {
     const alice = await client(first, tokens.alice)
     const controller = new AbortController()
     const pending = alice.callTool({ name: 'echo', arguments: { text: 'slow' } }, undefined, { signal: controller.signal })
-    setTimeout(() => controller.abort('the user changed their mind'), 200)
+    pending.catch(() => {})
+    // Cancelled once the server has started the call (its tool/call event), not after a guessed delay.
+    const started = await untilSessionEvent(home, (event) => event.type === 'tool/call' && event.data.input?.text === 'slow')
+    controller.abort('the user changed their mind')
     await assert.rejects(pending)
-    for (let attempt = 0; ; attempt++) {
-      const sessions = await sessionEvents(home)
-      if (sessions.some((events) => events.some((event) => event.type === 'tool/result' && event.data.error?.code === 'WEB_ABORTED'))) break
-      assert.ok(attempt < 200, 'the aborted call is recorded')
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
+    const result = await untilSessionEvent(home, (event) => event.type === 'tool/result' && event.data.callId === started.data.callId)
+    assert.equal(result.data.error?.code, 'WEB_ABORTED')
   })
 })
 

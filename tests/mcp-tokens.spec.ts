@@ -67,6 +67,28 @@ describe('dsh mcp token', () => {
   })
 })
 
+describe('dsh mcp token list: a planted record', () => {
+  it('prints a record whose fields carry terminal escapes (OSC title, CSI, C1, bidi) as visible text, never raw', async () => {
+    const home = await tempHome()
+    try {
+      const planted = {
+        name: 'evil\x1b]0;pwned\x07\x1b[2J\u202e',
+        sha256: 'a'.repeat(64),
+        created: '2026-01-01\x9b31m',
+        expires: '2099-01-01T00:00:00.000Z\x1b[1A\r',
+        revoked: null,
+      }
+      await writeFile(join(home, 'mcp-tokens.json'), JSON.stringify({ version: 1, tokens: [planted] }), { mode: 0o600 })
+      const listed = await dsh(['mcp', 'token', 'list'], { home })
+      assert.equal(listed.code, 0, listed.stderr)
+      assert.doesNotMatch(listed.stdout, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/, 'no control character reaches the terminal')
+      assert.ok(listed.stdout.includes('evil\\x1b]0;pwned\\x07\\x1b[2J\\u202e  created 2026-01-01\\x9b31m  expires 2099-01-01T00:00:00.000Z\\x1b[1A\\x0d  active'), listed.stdout)
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('FileTokenStore', () => {
   let home: string
   before(async () => {

@@ -13,16 +13,7 @@ import { toCallToolResult } from '../packages/harness/src/mcp/tool-result.js'
 import { CLI, dsh, LOOPBACK_ONLY, ROOT, tempHome } from './helpers.js'
 import { PageServer } from './page-server.js'
 import { FixtureServer } from './support/fixture-server.js'
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
-
+import { untilSessionEvent } from './mcp-session-log.js'
 
 /** A real MCP client from the SDK talking to `dsh mcp ARGS` over stdio, with its own $DSH_HOME and loopback-only providers. */
 async function connectDsh(args: string[], home: string, env: Record<string, string> = {}, onStderr?: (text: string) => void): Promise<Client> {
@@ -86,14 +77,13 @@ describe('dsh mcp', () => {
   it('cancels the call when the request is cancelled', async () => {
     const controller = new AbortController()
     const pending = client.callTool({ name: 'echo', arguments: { text: 'slow' } }, undefined, { signal: controller.signal })
-    setTimeout(() => controller.abort('the user changed their mind'), 100)
+    pending.catch(() => {})
+    // Cancelled once the server has started the call (its tool/call event), not after a guessed delay.
+    const started = await untilSessionEvent(home, (event) => event.type === 'tool/call' && event.data.tool === 'echo' && event.data.input?.text === 'slow')
+    controller.abort('the user changed their mind')
     await assert.rejects(pending)
-    const [id] = await readdir(join(home, 'sessions'))
-    const aborted = await waitFor(async () => {
-      const events = (await readFile(join(home, 'sessions', id, 'events.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
-      return events.find((event) => event.type === 'tool/result' && event.data.error?.code === 'WEB_ABORTED')
-    }, 'the aborted result in the session log')
-    assert.ok(aborted)
+    const aborted = await untilSessionEvent(home, (event) => event.type === 'tool/result' && event.data.callId === started.data.callId)
+    assert.equal(aborted.data.error?.code, 'WEB_ABORTED')
   })
 
   it('keeps stdout for protocol messages: logs and plugin prints go to stderr', () => {
@@ -223,15 +213,14 @@ describe('dsh mcp with the standard preset', () => {
 
   it('cancels a slow fetch', async () => {
     const controller = new AbortController()
-    const pending = client.callTool({ name: 'web_fetch', arguments: { url: `${pages.origin}/slow` } }, undefined, { signal: controller.signal })
-    setTimeout(() => controller.abort('no longer needed'), 300)
+    const url = `${pages.origin}/slow`
+    const pending = client.callTool({ name: 'web_fetch', arguments: { url } }, undefined, { signal: controller.signal })
+    pending.catch(() => {})
+    const started = await untilSessionEvent(home, (event) => event.type === 'tool/call' && event.data.tool === 'web_fetch' && event.data.input?.url === url)
+    controller.abort('no longer needed')
     await assert.rejects(pending)
-    const [id] = await readdir(join(home, 'sessions'))
-    const result = await waitFor(async () => {
-      const events = (await readFile(join(home, 'sessions', id, 'events.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
-      return events.find((event) => event.type === 'tool/result' && event.data.tool === 'web_fetch' && event.data.error?.code === 'WEB_ABORTED')
-    }, 'the cancelled fetch in the session log')
-    assert.ok(result)
+    const result = await untilSessionEvent(home, (event) => event.type === 'tool/result' && event.data.callId === started.data.callId)
+    assert.equal(result.data.error?.code, 'WEB_ABORTED')
   })
 })
 
@@ -253,19 +242,19 @@ describe('dsh mcp with the ptc preset', () => {
     // Its code reaches only the web tools, which change nothing: read-only, and open-world through them.
     assert.deepEqual(tools[0].annotations, { title: 'Run code that calls the tools', readOnlyHint: true, openWorldHint: true })
     const controller = new AbortController()
-    const pending = client.callTool({ name: 'run_code', arguments: { code: 'while (true) {}', timeout_ms: 60_000 } }, undefined, { signal: controller.signal })
+    // The code says it is running by one tool call (refused at once: 127.0.0.2 is not trusted), then loops.
+    const code = `try { await tools.web_fetch({ url: 'http://127.0.0.2:9/' }) } catch {}\nwhile (true) {}`
+    const pending = client.callTool({ name: 'run_code', arguments: { code, timeout_ms: 60_000 } }, undefined, { signal: controller.signal })
     pending.catch(() => {})
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Regression: a fixed 300 ms, then a 5 s give-up on the log, failed under load. Now each step waits for the event it needs.
+    const started = await untilSessionEvent(home, (event) => event.type === 'tool/call' && event.data.tool === 'run_code')
+    await untilSessionEvent(home, (event) => event.type === 'tool/code-dispatch' && event.data.parentCallId === started.data.callId)
     // The server still answers while the code runs: the loop is not on its event loop.
     await client.ping()
     controller.abort('stop the loop')
     await assert.rejects(pending)
-    const [id] = await readdir(join(home, 'sessions'))
-    const cancelled = await waitFor(async () => {
-      const events = (await readFile(join(home, 'sessions', id, 'events.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
-      return events.find((event) => event.type === 'tool/result' && event.data.tool === 'run_code' && event.data.error?.code === 'CODE_CANCELLED')
-    }, 'the cancelled run in the session log')
-    assert.ok(cancelled)
+    const cancelled = await untilSessionEvent(home, (event) => event.type === 'tool/result' && event.data.callId === started.data.callId)
+    assert.equal(cancelled.data.error?.code, 'CODE_CANCELLED')
   })
 })
 

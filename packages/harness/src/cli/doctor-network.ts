@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { BlockList, isIP } from 'node:net'
+import { redactProxy } from 'dsh-host'
 
 /**
  * What `dsh doctor` may touch on the network: a base URL on a loopback or
@@ -78,13 +79,23 @@ export function probe(url: URL, target: { address: string; family: number }, tim
   })
 }
 
-/** A URL with any password shown as `***` (`http://user:***@host:port`); text that is no URL loses everything before an `@`. */
+/**
+ * A URL or proxy value fit for doctor's output. A URL written the one way
+ * every client reads alike (`scheme://user:password@host...`, one `@`, in
+ * the authority) keeps its user name and shows its password as `***`
+ * (`http://user:***@host:port`); a lone user name, which is often a token,
+ * is `***` too. Any other text with an `@` (no scheme: `user:pass@host:3128`;
+ * an unencoded `@` or `/` in the password; leading space) is redacted by the
+ * contract's proxy policy (redactProxy: everything before its last `@`
+ * hidden), never parsed into a form that leaves the password in place.
+ */
 export function redactUrl(text: string): string {
-  try {
+  if (!text.includes('@')) return text
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@\\]*@[^@]*$/.test(text) && URL.canParse(text)) {
     const url = new URL(text)
     if (url.password) url.password = '***'
+    else if (url.username) url.username = '***'
     return url.href.endsWith('/') && !text.endsWith('/') ? url.href.slice(0, -1) : url.href
-  } catch {
-    return text.replace(/^([^@]*?:\/\/)?[^@/]*@/, (_match, scheme: string | undefined) => `${scheme ?? ''}***@`)
   }
+  return redactProxy(text)
 }

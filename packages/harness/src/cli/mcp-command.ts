@@ -1,6 +1,8 @@
 import { defaultHome } from '../home.js'
 import { DEFAULT_HTTP_CALLS_PER_MINUTE, DEFAULT_HTTP_MAX_CONCURRENT_CALLS } from '../mcp/call-limits.js'
-import { DEFAULT_MAX_BODY_BYTES, isLoopbackHost } from '../mcp/http-guard.js'
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from '../mcp/http-body.js'
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PENDING_CONNECTIONS } from '../mcp/http-connections.js'
+import { isLoopbackHost } from '../mcp/http-guard.js'
 import type { OAuthSettings } from '../mcp/oauth-verifier.js'
 import { selectTokenStore } from '../mcp/select-token-store.js'
 import type { TokenStore } from '../mcp/token-store.js'
@@ -19,6 +21,10 @@ export interface McpFlags {
   allowedHost?: string[]
   allowedOrigin?: string[]
   maxBodyBytes?: string
+  maxJsonDepth?: string
+  maxConnections?: string
+  maxPendingConnections?: string
+  headersTimeout?: string
   callsPerMinute?: string
   oauthIssuer?: string
   oauthAudience?: string
@@ -28,6 +34,7 @@ export interface McpFlags {
 /** Flags of one transport only, named as on the command line. */
 const HTTP_ONLY: Array<[keyof McpFlags, string]> = [
   ['noAuth', '--no-auth'], ['allowedHost', '--allowed-host'], ['allowedOrigin', '--allowed-origin'], ['maxBodyBytes', '--max-body-bytes'],
+  ['maxJsonDepth', '--max-json-depth'], ['maxConnections', '--max-connections'], ['maxPendingConnections', '--max-pending-connections'], ['headersTimeout', '--headers-timeout'],
   ['callsPerMinute', '--calls-per-minute'], ['oauthIssuer', '--oauth-issuer'], ['oauthAudience', '--oauth-audience'], ['oauthJwksUrl', '--oauth-jwks-url'],
 ]
 
@@ -77,6 +84,13 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
     maxBodyBytes: whole(flags.maxBodyBytes, '--max-body-bytes', 1024, DEFAULT_MAX_BODY_BYTES),
     maxConcurrentCalls: whole(flags.maxConcurrentCalls, '--max-concurrent-calls', 1, DEFAULT_HTTP_MAX_CONCURRENT_CALLS),
     callsPerMinute: whole(flags.callsPerMinute, '--calls-per-minute', 1, DEFAULT_HTTP_CALLS_PER_MINUTE),
+    maxJsonDepth: whole(flags.maxJsonDepth, '--max-json-depth', 8, DEFAULT_MAX_JSON_DEPTH),
+    maxConnections: whole(flags.maxConnections, '--max-connections', 2, DEFAULT_MAX_CONNECTIONS),
+    maxPendingConnections: whole(flags.maxPendingConnections, '--max-pending-connections', 1, DEFAULT_MAX_PENDING_CONNECTIONS),
+    headersTimeoutMs: whole(flags.headersTimeout, '--headers-timeout', 100, DEFAULT_HEADERS_TIMEOUT_MS),
+  }
+  if (limits.maxPendingConnections >= limits.maxConnections) {
+    throw new UsageError(`--max-pending-connections (${limits.maxPendingConnections}) must be less than --max-connections (${limits.maxConnections}): the difference is the room kept for clients with a valid token.`)
   }
   const composition = await bootToServe(options, io)
   try {
@@ -84,11 +98,11 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
     const { tools, sessions } = mcpServices(composition)
     const tokens = noAuth ? null : selectTokenStore(composition.ctx.get('web'), defaultHome())
     const auth = tokens ? { tokens, log: io.err, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
-    const server = new McpHttpServer({ tools, sessions, host, port, auth, limits, allowedHosts, allowedOrigins: flags.allowedOrigin ?? [], log: io.err })
+    const server = new McpHttpServer({ tools, sessions, ctx: composition.ctx, host, port, auth, limits, allowedHosts, allowedOrigins: flags.allowedOrigin ?? [], log: io.err })
     if (tokens) io.err(`dsh mcp: tokens are checked at every request in ${tokens.describe()}`)
     const address = await server.listen()
     if (noAuth) io.err(`dsh mcp: warning: authentication is off (--no-auth): any process on this machine can call the tools at ${address}.`)
-    io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes per request`)
+    io.err(`dsh mcp: serving ${tools.roster().length} tool(s) over Streamable HTTP (stateless) at ${address}; limits per token and process: ${limits.maxConcurrentCalls} calls at once, ${limits.callsPerMinute} calls a minute, ${limits.maxBodyBytes} bytes and ${limits.maxJsonDepth} levels of JSON per request; ${limits.maxConnections} connections, ${limits.maxPendingConnections} of them without a valid token, ${limits.headersTimeoutMs} ms for a request head`)
     if (oauth) io.err(`dsh mcp: also accepting access tokens (JWT) of ${oauth.issuer} for the resource ${oauth.audience}`)
     else if (tokens) await warnWithoutTokens(tokens, io)
     await new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@ import { selectTokenStore } from '../mcp/select-token-store.js'
 import { parseLifetime, type TokenRecord, type TokenStore } from '../mcp/token-store.js'
 import { boot, type GlobalOptions, type Output } from './commands.js'
 import { UsageError } from './errors.js'
+import { escapeForTerminal } from './terminal.js'
 
 const USAGE = 'usage: dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json] [--preset NAME] [--config FILE]'
 
@@ -45,15 +46,16 @@ async function runAction(store: TokenStore, action: string, name: string | undef
       const tokens = (await store.list()).map(describe)
       if (json) io.out(JSON.stringify({ store: store.describe(), tokens }, null, 2))
       else {
-        io.out(`MCP tokens in ${store.describe()}:`)
-        io.out(tokens.length ? tokens.map((token) => `${token.name}  created ${token.created}  ${token.expires ? `expires ${token.expires}` : 'no expiry'}  ${token.revoked ? `revoked ${token.revoked}` : token.expired ? 'expired' : 'active'}`).join('\n') : 'none; create one with dsh mcp token create NAME.')
+        // Every field is the store's (a file or Redis anyone with access can plant a record in): escaped as page text is, so none can retitle or rewrite the terminal.
+        const lines = tokens.map((token) => `${token.name}  created ${token.created}  ${token.expires ? `expires ${token.expires}` : 'no expiry'}  ${token.revoked ? `revoked ${token.revoked}` : token.expired ? 'expired' : 'active'}`)
+        io.out(escapeForTerminal([`MCP tokens in ${store.describe()}:`, ...(lines.length ? lines : ['none; create one with dsh mcp token create NAME.'])].join('\n')))
       }
       return 0
     }
     default: {
       const record = await store.revoke(name!)
       if (json) io.out(JSON.stringify({ ...describe(record), store: store.describe() }, null, 2))
-      else io.out(`Revoked the MCP token "${name}" (${record.revoked}) in ${store.describe()}; every dsh mcp --http that checks tokens there refuses it from its next request.`)
+      else io.out(escapeForTerminal(`Revoked the MCP token "${name}" (${record.revoked}) in ${store.describe()}; every dsh mcp --http that checks tokens there refuses it from its next request.`))
       return 0
     }
   }

@@ -146,8 +146,12 @@ Run any command with --help for its options and examples. Logs go to stderr; std
     .option('--no-auth', 'HTTP on a loopback address only: accept calls without a token')
     .option('--allowed-host <name>', 'HTTP: a Host name clients use (repeatable; needed off loopback)', collect)
     .option('--allowed-origin <origin>', 'HTTP: an Origin browsers may call from (repeatable)', collect)
-    .option('--max-body-bytes <n>', 'HTTP: the largest request body')
-    .option('--calls-per-minute <n>', 'HTTP: calls a minute per token and process')
+    .option('--max-body-bytes <n>', 'HTTP: the largest request body, counted as it streams (default 4194304)')
+    .option('--max-json-depth <n>', 'HTTP: how deep a request\'s JSON may nest, checked before it is parsed (default 128)')
+    .option('--max-connections <n>', 'HTTP: connections open at once (default 256)')
+    .option('--max-pending-connections <n>', 'HTTP: of those, connections without a valid token yet; the oldest is closed for a new one (default 64)')
+    .option('--headers-timeout <ms>', 'HTTP: time to send a request head, then 408 (default 10000)')
+    .option('--calls-per-minute <n>', 'HTTP: calls a minute per token and process, the calls run_code makes included (default 120)')
     .option('--oauth-issuer <url>', 'HTTP: also accept JWT access tokens of this authorization server')
     .option('--oauth-audience <uri>', "HTTP: this server's resource identifier, which those tokens must name")
     .option('--oauth-jwks-url <url>', "HTTP: the issuer's keys, when its metadata does not say")
@@ -161,6 +165,10 @@ Run any command with --help for its options and examples. Logs go to stderr; std
         allowedHost: opts.allowedHost,
         allowedOrigin: opts.allowedOrigin,
         maxBodyBytes: opts.maxBodyBytes,
+        maxJsonDepth: opts.maxJsonDepth,
+        maxConnections: opts.maxConnections,
+        maxPendingConnections: opts.maxPendingConnections,
+        headersTimeout: opts.headersTimeout,
         callsPerMinute: opts.callsPerMinute,
         oauthIssuer: opts.oauthIssuer,
         oauthAudience: opts.oauthAudience,

@@ -39,33 +39,20 @@ export class CallLimits {
 
   /** Admits a call for `token` (a token name, or '' without auth) and returns its release, or the refusal. */
   admit(token: string, tool: string, now = Date.now()): { release(): void } | { refusal: LimitRefusal } {
-    const state = this.state.get(token) ?? { running: 0, starts: [] }
-    this.state.set(token, state)
-    while (state.starts.length && state.starts[0] <= now - WINDOW_MS) state.starts.shift()
-    const who = token ? `the token "${token}"` : 'this server (no auth)'
-    const { maxConcurrentCalls, callsPerMinute } = this.settings
+    const state = this.stateOf(token, now)
+    const { maxConcurrentCalls } = this.settings
     if (state.running >= maxConcurrentCalls) {
       return {
         refusal: {
           code: 'TOO_MANY_CALLS',
           limit: `--max-concurrent-calls ${maxConcurrentCalls}`,
           value: maxConcurrentCalls,
-          message: `The call to ${tool} is refused: ${state.running} tool calls of ${who} are already running in this process, the limit (dsh mcp --http --max-concurrent-calls ${maxConcurrentCalls}). Call again when one has finished.`,
+          message: `The call to ${tool} is refused: ${state.running} tool calls of ${who(token)} are already running in this process, the limit (dsh mcp --http --max-concurrent-calls ${maxConcurrentCalls}). Call again when one has finished.`,
         },
       }
     }
-    if (state.starts.length >= callsPerMinute) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((state.starts[0] + WINDOW_MS - now) / 1000))
-      return {
-        refusal: {
-          code: 'CALL_RATE_LIMITED',
-          limit: `--calls-per-minute ${callsPerMinute}`,
-          value: callsPerMinute,
-          retryAfterSeconds,
-          message: `The call to ${tool} is refused: ${who} started ${state.starts.length} tool calls in the last minute in this process, the limit (dsh mcp --http --calls-per-minute ${callsPerMinute}). Call again in ${retryAfterSeconds} s.`,
-        },
-      }
-    }
+    const refusal = this.rateRefusal(token, tool, state, now)
+    if (refusal) return { refusal }
     state.running++
     state.starts.push(now)
     let released = false
@@ -77,4 +64,41 @@ export class CallLimits {
       },
     }
   }
+
+  /**
+   * Counts a call that `run_code` makes for `token` against its calls per
+   * minute, or says why it is refused. Not against the calls at once: such a
+   * call runs inside its run_code call, which holds one of the token's
+   * slots, and run_code bounds its own calls at once (8 per run).
+   */
+  countNested(token: string, tool: string, now = Date.now()): LimitRefusal | undefined {
+    const state = this.stateOf(token, now)
+    const refusal = this.rateRefusal(token, tool, state, now)
+    if (!refusal) state.starts.push(now)
+    return refusal
+  }
+
+  private stateOf(token: string, now: number): TokenState {
+    const state = this.state.get(token) ?? { running: 0, starts: [] }
+    this.state.set(token, state)
+    while (state.starts.length && state.starts[0] <= now - WINDOW_MS) state.starts.shift()
+    return state
+  }
+
+  private rateRefusal(token: string, tool: string, state: TokenState, now: number): LimitRefusal | undefined {
+    const { callsPerMinute } = this.settings
+    if (state.starts.length < callsPerMinute) return undefined
+    const retryAfterSeconds = Math.max(1, Math.ceil((state.starts[0] + WINDOW_MS - now) / 1000))
+    return {
+      code: 'CALL_RATE_LIMITED',
+      limit: `--calls-per-minute ${callsPerMinute}`,
+      value: callsPerMinute,
+      retryAfterSeconds,
+      message: `The call to ${tool} is refused: ${who(token)} started ${state.starts.length} tool calls in the last minute in this process, the limit (dsh mcp --http --calls-per-minute ${callsPerMinute}). Call again in ${retryAfterSeconds} s.`,
+    }
+  }
+}
+
+function who(token: string): string {
+  return token ? `the token "${token}"` : 'this server (no auth)'
 }

@@ -4,11 +4,11 @@ import { type TokenCheck, TokenError, type TokenStore } from './token-store.js'
 
 /**
  * The checks `dsh mcp --http` makes before a request reaches MCP: Host and
- * Origin (DNS rebinding), the bearer token, the body's size. Each refusal is
+ * Origin (DNS rebinding), the bearer token (the body's bounds are in
+ * http-body.ts, the connections' in http-connections.ts). Each refusal is
  * an HTTP status with a JSON-RPC error body that says what to change.
  */
 
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 export const REALM = 'dsh-mcp'
 
 /** The JSON-RPC error code of the refusals made here (the implementation-defined server-error range). */
@@ -16,7 +16,7 @@ export const REFUSED = -32000
 
 export function sendJsonRpcError(res: ServerResponse, status: number, message: string, options: { id?: string | number | null; data?: unknown; headers?: Record<string, string> } = {}): void {
   const body = JSON.stringify({ jsonrpc: '2.0', id: options.id ?? null, error: { code: REFUSED, message, ...(options.data === undefined ? {} : { data: options.data }) } })
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...options.headers })
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', ...options.headers })
   res.end(body)
 }
 
@@ -118,28 +118,4 @@ export async function authenticate(req: IncomingMessage, res: ServerResponse, au
 
 function unauthorised(res: ServerResponse, challenge: string, message: string): void {
   sendJsonRpcError(res, 401, message, { headers: { 'www-authenticate': challenge } })
-}
-
-/**
- * The request body, read up to `maxBytes`; over that, the rest is read and
- * discarded (so the client gets the answer instead of a reset connection)
- * and the result says how far it went.
- */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ text: string } | { tooLarge: number }> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'])
-    const chunks: Buffer[] = []
-    let received = 0
-    req.on('data', (chunk: Buffer) => {
-      received += chunk.length
-      if (received <= maxBytes) chunks.push(chunk)
-    })
-    req.on('end', () => (received > maxBytes ? resolve({ tooLarge: received }) : resolve({ text: Buffer.concat(chunks).toString('utf8') })))
-    req.on('error', reject)
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      // Answered at once; what arrives meanwhile is read and dropped.
-      resolve({ tooLarge: declared })
-      req.resume()
-    }
-  })
 }

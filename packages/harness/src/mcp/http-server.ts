@@ -1,11 +1,16 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import type { Context } from 'cordis'
+import type { ToolPreExecute } from 'dsh-host'
 import type { Session, SessionService } from '../session/index.js'
 import type { ToolsService } from '../tools/index.js'
 import { CallLimits, type CallLimitSettings } from './call-limits.js'
-import { authenticate, type Authenticator, checkOrigin, hostWithPort, type OriginPolicy, originPolicy, readBody, REFUSED, sendJsonRpcError } from './http-guard.js'
+import { type BodyLimits, describeBodyRefusal, readBody } from './http-body.js'
+import { type ConnectionLimits, ConnectionGate, REQUEST_TIMEOUT_MS } from './http-connections.js'
+import { authenticate, type Authenticator, checkOrigin, hostWithPort, type OriginPolicy, originPolicy, REFUSED, sendJsonRpcError } from './http-guard.js'
 import { createToolServer } from './mcp-server.js'
 
 export const MCP_PATH = '/mcp'
@@ -13,11 +18,13 @@ export const MCP_PATH = '/mcp'
 export interface HttpServeOptions {
   tools: ToolsService
   sessions: SessionService
+  /** The composition's context: the server counts the calls run_code makes (tools/pre-execute) against their token's limits. */
+  ctx: Context
   host: string
   port: number
   /** Who may call; null serves without authentication (loopback only, checked by the caller). */
   auth: Authenticator | null
-  limits: CallLimitSettings & { maxBodyBytes: number }
+  limits: CallLimitSettings & BodyLimits & ConnectionLimits & { headersTimeoutMs: number }
   allowedHosts: string[]
   allowedOrigins: string[]
   log(text: string): void
@@ -34,7 +41,13 @@ export interface HttpServeOptions {
 export class McpHttpServer {
   private readonly http: HttpServer
   private readonly limits: CallLimits
+  private readonly connections: ConnectionGate
   private readonly sessions = new Map<string, Promise<Session>>()
+  /** The token each session of this server records, by session id: a call made from run_code carries its parent's session. */
+  private readonly sessionTokens = new Map<string, string>()
+  /** The ids of the calls admitted here (the clients' own calls), while they run. */
+  private readonly admittedCalls = new Set<string>()
+  private disposePreExecute: (() => void) | undefined
   /** Calls in flight, by token and JSON-RPC id, for `notifications/cancelled`. */
   private readonly inFlight = new Map<string, Set<AbortController>>()
   private policy: OriginPolicy = { hosts: [], origins: [] }
@@ -42,13 +55,22 @@ export class McpHttpServer {
 
   constructor(readonly options: HttpServeOptions) {
     this.limits = new CallLimits(options.limits)
-    this.http = createServer((req, res) => {
+    const { headersTimeoutMs } = options.limits
+    const serverOptions = {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeoutMs),
+      // Node checks both timeouts at this interval (30 s by default, which would triple a 10 s headersTimeout).
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 2))),
+    }
+    this.http = createServer(serverOptions, (req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         options.log(`dsh mcp: ${(error as Error)?.stack ?? error}`)
         if (!res.headersSent) sendJsonRpcError(res, 500, 'Internal error in dsh mcp; the details are in the server log.')
         else res.destroy()
       })
     })
+    this.connections = new ConnectionGate(options.limits, options.log)
+    this.connections.attach(this.http)
   }
 
   async listen(): Promise<string> {
@@ -57,6 +79,7 @@ export class McpHttpServer {
       this.http.once('error', reject)
       this.http.listen(port, host, () => resolve())
     })
+    this.disposePreExecute = this.options.ctx.on('tools/pre-execute', (call) => this.countNested(call))
     const bound = (this.http.address() as AddressInfo).port
     this.policy = originPolicy(host, bound, { hosts: this.options.allowedHosts, origins: this.options.allowedOrigins })
     this.address = `http://${hostWithPort(host, bound)}${MCP_PATH}`
@@ -64,6 +87,7 @@ export class McpHttpServer {
   }
 
   close(): Promise<void> {
+    this.disposePreExecute?.()
     for (const controllers of this.inFlight.values()) for (const controller of controllers) controller.abort(new Error('dsh mcp is shutting down'))
     this.http.closeAllConnections()
     return new Promise((resolve) => this.http.close(() => resolve()))
@@ -89,11 +113,13 @@ export class McpHttpServer {
       if (name === undefined) return
       token = name
     }
-    const { maxBodyBytes } = this.options.limits
-    const body = await readBody(req, maxBodyBytes)
-    if ('tooLarge' in body) {
-      const message = `Refused: the request body is ${body.tooLarge} bytes, more than the limit of ${maxBodyBytes} bytes per request (dsh mcp --http --max-body-bytes ${maxBodyBytes}).`
-      return sendJsonRpcError(res, 413, message, { data: { limit: `--max-body-bytes ${maxBodyBytes}`, maxBytes: maxBodyBytes, bytes: body.tooLarge }, headers: { connection: 'close' } })
+    this.connections.authenticated(req.socket)
+    // Bounded as it streams, and its depth counted before JSON.parse can block every other client.
+    const body = await readBody(req, this.options.limits)
+    if ('refused' in body) {
+      const { status, message, data } = describeBodyRefusal(body.refused, this.options.limits)
+      this.options.log(`dsh mcp: ${token ? `token "${token}": ` : ''}${message}`)
+      return sendJsonRpcError(res, status, message, { data })
     }
     let parsed: unknown
     try {
@@ -125,6 +151,8 @@ export class McpHttpServer {
           log(`dsh mcp: ${refusal.message}`)
           throw new McpError(REFUSED, refusal.message, { code: refusal.code, limit: refusal.limit, value: refusal.value, ...(refusal.retryAfterSeconds ? { retryAfterSeconds: refusal.retryAfterSeconds } : {}) })
         }
+        const callId = `call_${randomBytes(6).toString('hex')}`
+        this.admittedCalls.add(callId)
         const controller = new AbortController()
         const key = `${token}\0${JSON.stringify(extra.requestId)}`
         const set = this.inFlight.get(key) ?? new Set()
@@ -140,14 +168,17 @@ export class McpHttpServer {
           session = await this.sessionFor(token)
         } catch (error) {
           admitted.release()
+          this.admittedCalls.delete(callId)
           set.delete(controller)
           throw error
         }
         return {
           session,
+          callId,
           signal: AbortSignal.any([controller.signal, extra.signal]),
           done: () => {
             admitted.release()
+            this.admittedCalls.delete(callId)
             res.off('close', onClose)
             set.delete(controller)
             if (!set.size) this.inFlight.delete(key)
@@ -162,6 +193,21 @@ export class McpHttpServer {
     })
     await server.connect(transport)
     await transport.handleRequest(req, res, parsed)
+  }
+
+  /**
+   * A call in one of this server's sessions that this server did not admit
+   * is one a run_code call made: it counts against its token's calls per
+   * minute, and past the limit it is refused (the code sees TOOL_REFUSED
+   * with the limit's message).
+   */
+  private countNested(call: ToolPreExecute): string | undefined {
+    const token = call.session ? this.sessionTokens.get(call.session.id) : undefined
+    if (token === undefined || this.admittedCalls.has(call.callId)) return undefined
+    const refusal = this.limits.countNested(token, call.tool.name)
+    if (!refusal) return undefined
+    this.options.log(`dsh mcp: ${refusal.message}`)
+    return `${refusal.message} (a call made by run_code counts against its token's limit like any other)`
   }
 
   /** Aborts the call the cancellation names, when exactly one call of this token has that id here. */
@@ -179,6 +225,7 @@ export class McpHttpServer {
     if (!pending) {
       pending = (async () => {
         const session = await this.options.sessions.create()
+        this.sessionTokens.set(session.id, token)
         await session.append('mcp/session-start', { transport: 'http', token: token || null, address: this.address, pid: process.pid }, { visibility: 'log' })
         this.options.log(`dsh mcp: ${token ? `token "${token}"` : 'calls'} recorded in session ${session.id}`)
         return session

@@ -19,7 +19,7 @@ export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 /** What a transport decides before a call runs: the session to record it in, or a refusal. */
 export type CallTicket =
-  | { session: Session; signal?: AbortSignal; meta?: Record<string, unknown>; done(): void }
+  | { session: Session; signal?: AbortSignal; meta?: Record<string, unknown>; /** The call's id, when the transport must know it (to tell its calls from those run_code makes). */ callId?: string; done(): void }
   | { refused: CallToolResult }
 
 export interface ToolServerOptions {
@@ -66,7 +66,7 @@ export function createToolServer(options: ToolServerOptions): Server {
     if ('refused' in ticket) return ticket.refused
     const { session } = ticket
     try {
-      const outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: ticket.signal ?? extra.signal })
+      const outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: ticket.signal ?? extra.signal, ...(ticket.callId ? { callId: ticket.callId } : {}) })
       return toCallToolResult(outcome, { 'dsh/callId': outcome.callId, 'dsh/session': session.id, ...ticket.meta, ...(outcome.error ? { 'dsh/errorCode': outcome.error.code } : {}) })
     } finally {
       ticket.done()

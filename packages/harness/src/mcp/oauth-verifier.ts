@@ -24,14 +24,42 @@ const SKEW_SECONDS = 60
 /** How soon the keys may be fetched again for a token signed with a key not seen yet. */
 const REFRESH_MIN_MS = 30_000
 
-const ALGORITHMS: Record<string, { hash: string; options?: { padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' } }> = {
-  RS256: { hash: 'sha256' },
-  RS384: { hash: 'sha384' },
-  RS512: { hash: 'sha512' },
-  PS256: { hash: 'sha256', options: { padding: 6, saltLength: 32 } },
-  ES256: { hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
-  ES384: { hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
-  EdDSA: { hash: '' },
+interface Algorithm {
+  hash: string | null
+  options?: { padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' }
+  /** The key types (`KeyObject.asymmetricKeyType`) a key must have to verify this algorithm. */
+  keyTypes: readonly string[]
+  /** For EC keys, the one curve (`asymmetricKeyDetails.namedCurve`) the algorithm is defined on. */
+  curve?: string
+}
+
+/**
+ * The JWS algorithms accepted, each bound to the key type (and curve) it is
+ * defined for (RFC 7518, RFC 8037). A Map, so that only these exact names
+ * are found: a header's `alg` of "constructor" or "__proto__" finds nothing,
+ * as it would on an object's prototype chain.
+ */
+const ALGORITHMS: ReadonlyMap<string, Algorithm> = new Map<string, Algorithm>([
+  ['RS256', { hash: 'sha256', keyTypes: ['rsa'] }],
+  ['RS384', { hash: 'sha384', keyTypes: ['rsa'] }],
+  ['RS512', { hash: 'sha512', keyTypes: ['rsa'] }],
+  ['PS256', { hash: 'sha256', options: { padding: 6, saltLength: 32 }, keyTypes: ['rsa', 'rsa-pss'] }],
+  ['ES256', { hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' }, keyTypes: ['ec'], curve: 'prime256v1' }],
+  ['ES384', { hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' }, keyTypes: ['ec'], curve: 'secp384r1' }],
+  ['EdDSA', { hash: null, keyTypes: ['ed25519', 'ed448'] }],
+])
+
+/** RSA keys shorter than this are refused (RFC 7518 section 3.3 asks for 2048 bits at least). */
+const MIN_RSA_BITS = 2048
+
+/** Why `key` cannot verify `alg`, or undefined when it is the key type (and curve) the algorithm is defined for. */
+function keyMismatch(alg: string, algorithm: Algorithm, key: KeyObject): string | undefined {
+  const type = key.asymmetricKeyType ?? key.type
+  if (!algorithm.keyTypes.includes(type)) return `the key is ${type}, not the ${algorithm.keyTypes.join(' or ')} key ${alg} needs`
+  const details = key.asymmetricKeyDetails ?? {}
+  if (algorithm.curve && details.namedCurve !== algorithm.curve) return `the key is on the curve ${details.namedCurve}, not the ${algorithm.curve} ${alg} needs`
+  if ((type === 'rsa' || type === 'rsa-pss') && (details.modulusLength ?? 0) < MIN_RSA_BITS) return `the RSA key has ${details.modulusLength} bits, fewer than ${MIN_RSA_BITS}`
+  return undefined
 }
 
 export class OAuthVerifier {
@@ -65,8 +93,11 @@ export class OAuthVerifier {
     } catch {
       return { ok: false, reason: 'not a JWT' }
     }
-    const algorithm = ALGORITHMS[header?.alg]
-    if (!algorithm) return { ok: false, reason: `signature algorithm ${JSON.stringify(header?.alg)} not accepted` }
+    const algorithm = typeof header?.alg === 'string' ? ALGORITHMS.get(header.alg) : undefined
+    if (!algorithm) {
+      const named = typeof header?.alg === 'string' ? JSON.stringify(header.alg.slice(0, 40)) : `of type ${header?.alg === null ? 'null' : typeof header?.alg}`
+      return { ok: false, reason: `signature algorithm ${named} not accepted (accepted: ${[...ALGORITHMS.keys()].join(', ')})` }
+    }
     let key: { key: KeyObject; alg?: string } | undefined
     try {
       key = await this.key(typeof header.kid === 'string' ? header.kid : '', now)
@@ -74,11 +105,13 @@ export class OAuthVerifier {
       return { ok: false, reason: `the issuer's keys could not be read (${error?.message ?? error})` }
     }
     if (!key || (key.alg && key.alg !== header.alg)) return { ok: false, reason: 'signed with a key the issuer does not publish' }
+    const mismatch = keyMismatch(header.alg, algorithm, key.key)
+    if (mismatch) return { ok: false, reason: `signature algorithm ${header.alg} does not fit the key: ${mismatch}` }
     const signed = Buffer.from(`${parts[0]}.${parts[1]}`)
     const signature = Buffer.from(parts[2], 'base64url')
     let valid = false
     try {
-      valid = verify(algorithm.hash || null, signed, { key: key.key, ...algorithm.options }, signature)
+      valid = verify(algorithm.hash, signed, { key: key.key, ...algorithm.options }, signature)
     } catch {
       valid = false
     }
