@@ -8,6 +8,7 @@
  * the one it takes can never differ.
  */
 import { CodedError, type CodedErrorOptions } from './errors.js'
+import { canonicalHost } from './host-name.js'
 
 /** A proxy setting that is not an http(s) proxy URL; the seam reports it as INVALID_ARGUMENT. */
 export class ProxySettingError extends CodedError<'INVALID_ARGUMENT'> {
@@ -98,15 +99,34 @@ function parseNoProxy(value: string): NoProxyEntry[] {
   for (const entry of value.split(/[,\s]/)) {
     if (!entry) continue
     const parsed = entry.match(/^(.+):(\d+)$/)
-    entries.push({ hostname: (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase(), port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 })
+    const written = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '')
+    entries.push({ hostname: canonicalEntry(written), port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 })
   }
   return entries
 }
 
-/** Whether a NO_PROXY value sends this URL through the proxy (undici's #shouldProxy). */
+/**
+ * A NO_PROXY entry's host in the canonical form URLs are compared in (a
+ * trailing dot, case, Unicode and IPv4 spellings do not change its meaning);
+ * one with no canonical form is kept lower-cased and can only match a URL
+ * that is refused anyway.
+ */
+function canonicalEntry(written: string): string {
+  try {
+    return canonicalHost(written)
+  } catch {
+    return written.toLowerCase()
+  }
+}
+
+/**
+ * Whether a NO_PROXY value sends this URL through the proxy (undici's
+ * #shouldProxy, over the canonical host: IPv6 in brackets). A host without a
+ * canonical form throws HostNameError: callers canonicalise a hop's URL
+ * before they route it.
+ */
 export function shouldProxy(url: URL, noProxy: string): boolean {
-  // The host with IPv6 brackets kept, as undici compares it.
-  const hostname = url.host.replace(/:\d*$/, '').toLowerCase()
+  const hostname = canonicalHost(url.hostname)
   const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0
   const entries = parseNoProxy(noProxy)
   if (entries.length === 0) return true
