@@ -40,7 +40,7 @@ export { cleanUntrustedLine, defangFenceMarkers, showControlCharacters } from '.
 export type { CleanLineOptions } from './untrusted-text.js'
 export { writeArtifact } from './artifact.js'
 export { HostNameError, canonicalHost } from './host-name.js'
-export { ProxySettingError, chooseRoute, parseProxyUrl, readProxySettings, redactProxy, shouldProxy } from './proxy-route.js'
+export { PROXY_TUNNEL_ATTEMPTS, ProxySettingError, boundTunnelAttempts, chooseRoute, describeTunnelFailure, parseProxyUrl, readProxySettings, redactProxy, shouldProxy } from './proxy-route.js'
 export type { ProxyOverride, ProxySettings, ProxySource, Route } from './proxy-route.js'
 export { UnsafePathError, assertPrivateHome, assertPrivateFile, ensurePrivateFolder, openPrivateFile, syncFolder } from './private-files.js'
 export type { ArtifactRef, WriteArtifactOptions } from './artifact.js'

@@ -169,3 +169,47 @@ export function chooseRoute(url: URL, settings: ProxySettings): Route {
   const proxy = parseProxyUrl(source)
   return { kind: 'proxy', url: proxy, origin: proxy.origin, setting: source.setting }
 }
+
+/**
+ * Tunnel attempts (CONNECTs) one request makes through a proxy at most. undici
+ * opens a new tunnel at once whenever the proxy closes one without answering
+ * (it takes that for a stale connection), so a proxy that accepts and closes
+ * would get tens of thousands of CONNECTs from one call; after this many
+ * failures in a row, the request fails instead.
+ */
+export const PROXY_TUNNEL_ATTEMPTS = 2
+
+/**
+ * `connect` (a proxy pool's CONNECT) bounded to `limit` failures in a row:
+ * the failures before the last are rethrown as they are (undici may try
+ * again), the last is replaced by `exhausted(attempts, error)`, whose error
+ * undici hands to the waiting request instead of reconnecting. A success
+ * starts the count again, and so does the exhausted failure (for the next
+ * request on a shared agent).
+ */
+export function boundTunnelAttempts<Params, Answer>(
+  connect: (params: Params) => Promise<Answer>,
+  exhausted: (attempts: number, error: unknown, params: Params) => Error,
+  limit = PROXY_TUNNEL_ATTEMPTS,
+): (params: Params) => Promise<Answer> {
+  let failures = 0
+  return async (params) => {
+    try {
+      const answer = await connect(params)
+      failures = 0
+      return answer
+    } catch (error) {
+      if (++failures < limit) throw error
+      failures = 0
+      throw exhausted(limit, error, params)
+    }
+  }
+}
+
+/** What a proxy did when a tunnel failed, in words: "closed the connection without answering the CONNECT". */
+export function describeTunnelFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return 'closed the connection without answering the CONNECT'
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'did not answer the CONNECT in time'
+  return `failed the CONNECT (${typeof code === 'string' ? code : ((error as Error)?.message ?? String(error)).slice(0, 120)})`
+}
