@@ -16,8 +16,8 @@ import { loadUndici } from './lazy-undici.js'
  */
 export interface ProxyDispatcher {
   agent: ProxyAgent
-  /** Set once the proxy answered the CONNECT; `error` when it could not be reached; `attempts`: CONNECTs sent (at most PROXY_TUNNEL_ATTEMPTS). */
-  tunnel: { status?: number; error?: unknown; attempts: number }
+  /** Set once the proxy answered the CONNECT; `error` when it could not be reached. */
+  tunnel: { status?: number; error?: unknown }
   tunnelHttp: boolean
 }
 
@@ -43,12 +43,11 @@ export async function createProxyDispatcher(
   secureContext?: SecureContext,
 ): Promise<ProxyDispatcher> {
   const undici = await loadUndici()
-  const tunnel: ProxyDispatcher['tunnel'] = { attempts: 0 }
+  const tunnel: ProxyDispatcher['tunnel'] = {}
   const clientFactory = (origin: URL, options: object): Dispatcher => {
     const pool = new undici.Pool(origin, options)
     const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
     const tracked = async (params: Dispatcher.ConnectOptions) => {
-      tunnel.attempts++
       try {
         const answer = await connect(params)
         tunnel.status = answer.statusCode
