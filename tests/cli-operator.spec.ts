@@ -279,7 +279,9 @@ describe('Unicode and other spellings given to --private-host and --resolve', ()
 
   it('dsh call web_fetch reaches a loopback page under a Unicode name given to both flags', async () => {
     const url = `http://bücher.test:${pages.port}/article`
-    const fetched = await dsh(['call', 'web_fetch', JSON.stringify({ url }), '--preset', 'standard', '--resolve', 'bücher.test:127.0.0.1', '--private-host', 'BÜCHER.test', '--json'], { home })
+    // Direct whatever proxy the machine sets: the name is not on a loopback NO_PROXY.
+    const direct = { HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined }
+    const fetched = await dsh(['call', 'web_fetch', JSON.stringify({ url }), '--preset', 'standard', '--resolve', 'bücher.test:127.0.0.1', '--private-host', 'BÜCHER.test', '--json'], { home, env: direct })
     assert.equal(fetched.code, 0, fetched.stderr)
     assert.match(JSON.parse(fetched.stdout).content, /Paragraph 1 of the loopback article/)
   })

@@ -84,7 +84,7 @@ describe('pinned connections are kept between fetches', () => {
   it('two fetches of the same host reuse one TCP connection, and close() leaves no socket open', async () => {
     const server = await countingServer('127.0.0.1')
     servers.push(server)
-    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'kept.test': ['127.0.0.1'] }), privateHosts: ['kept.test'], cacheTtlMs: 0 })
+    const fetcher = createHttpFetcher({ env: {}, lookup: fakeLookup({ 'kept.test': ['127.0.0.1'] }), privateHosts: ['kept.test'], cacheTtlMs: 0 })
     await warmUp(fetcher, 'kept.test')
     const first = await fetcher.fetch({ url: `http://kept.test:${server.port}/one`, format: 'text' })
     const second = await fetcher.fetch({ url: `http://kept.test:${server.port}/two`, format: 'text' })
@@ -106,7 +106,7 @@ describe('pinned connections are kept between fetches', () => {
     servers.push(v4, ...(v6 ? [v6] : []))
     assert.ok(v6, `port ${v4.port} is free on ::1 too (the test needs both loopback addresses)`)
     let answer = '127.0.0.1'
-    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'moving.test': () => [answer] }), privateHosts: ['moving.test'], cacheTtlMs: 0 })
+    const fetcher = createHttpFetcher({ env: {}, lookup: fakeLookup({ 'moving.test': () => [answer] }), privateHosts: ['moving.test'], cacheTtlMs: 0 })
     try {
       await warmUp(fetcher, 'moving.test')
       const before = await fetcher.fetch({ url: `http://moving.test:${v4.port}/`, format: 'text' })
@@ -138,7 +138,7 @@ describe('pinned connections are kept between fetches', () => {
       }
     })
     servers.push(server)
-    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'busy.test': ['127.0.0.1'] }), privateHosts: ['busy.test'], cacheTtlMs: 0, timeoutMs: 10_000 })
+    const fetcher = createHttpFetcher({ env: {}, lookup: fakeLookup({ 'busy.test': ['127.0.0.1'] }), privateHosts: ['busy.test'], cacheTtlMs: 0, timeoutMs: 10_000 })
     try {
       await warmUp(fetcher, 'busy.test')
       const pages = await Promise.all([1, 2, 3].map((n) => fetcher.fetch({ url: `http://busy.test:${server.port}/${n}`, format: 'text' })))
@@ -163,7 +163,7 @@ describe('pinned connections are kept between fetches', () => {
       response.end(PAGE)
     })
     servers.push(server)
-    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'stale.test': ['127.0.0.1'] }), privateHosts: ['stale.test'], cacheTtlMs: 0 })
+    const fetcher = createHttpFetcher({ env: {}, lookup: fakeLookup({ 'stale.test': ['127.0.0.1'] }), privateHosts: ['stale.test'], cacheTtlMs: 0 })
     try {
       await warmUp(fetcher, 'stale.test')
       await fetcher.fetch({ url: `http://stale.test:${server.port}/a`, format: 'text' })
@@ -193,7 +193,7 @@ describe('pinned connections are kept between fetches', () => {
       response.end(PAGE)
     })
     servers.push(server)
-    const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'moved.test': ['127.0.0.1'] }), privateHosts: ['moved.test'], cacheTtlMs: 0 })
+    const fetcher = createHttpFetcher({ env: {}, lookup: fakeLookup({ 'moved.test': ['127.0.0.1'] }), privateHosts: ['moved.test'], cacheTtlMs: 0 })
     /** The socket of the redirect and of the hop it led to. */
     const hops = async (path: string) => {
       sockets.length = 0
