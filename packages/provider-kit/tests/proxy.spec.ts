@@ -123,3 +123,24 @@ describe('model-API client through a proxy that accepts and closes without answe
     }
   })
 })
+
+describe('model-API client endpoint host names', () => {
+  it('routes and sends the canonical host; a base URL whose host a proxy reads otherwise is INVALID_ARGUMENT, not a crash', async () => {
+    const client = createModelApiClient(
+      { providerId: 'test', providerName: 'Test', baseURLEnv: 'TEST_BASE_URL', credential: 'optional', endpoint: (base) => new URL('/v1/search', base) },
+      { baseURL: 'http://api..test', timeoutMs: 10_000 },
+      { env: {}, resolveCredential: async () => { throw new WebError('WEB_PROVIDER_CREDENTIAL_MISSING') } },
+    )
+    try {
+      const error = await client.startSearch({ query: 'q' }, { signal: new AbortController().signal }).then(
+        () => assert.fail('expected INVALID_ARGUMENT'),
+        (failure: unknown) => failure as WebError,
+      )
+      assert.ok(WebError.is(error), String(error))
+      assert.equal(error.code, 'INVALID_ARGUMENT')
+      assert.match(error.message, /The Test endpoint http:\/\/api\.\.test\/v1\/search: The host "api\.\.test" is not a host name .* empty label/)
+    } finally {
+      await client.close()
+    }
+  })
+})
