@@ -2,7 +2,8 @@
  * The one route decision of every outgoing request: does a request go direct or
  * through an HTTP proxy? Read from HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and
  * their lower-case forms) with exactly the precedence and NO_PROXY matching
- * of undici's EnvHttpProxyAgent, or from a provider row's `proxy` section,
+ * of undici's EnvHttpProxyAgent (hosts and entries compared in their
+ * canonical form, host-name.ts), or from a provider row's `proxy` section,
  * which overrides them. Pure: no undici, no network; each provider builds
  * its own dispatcher for the route chosen here, so the route it reports and
  * the one it takes can never differ.
