@@ -249,6 +249,44 @@ describe('--private-host and --resolve on every command that boots', () => {
   })
 })
 
+describe('Unicode and other spellings given to --private-host and --resolve', () => {
+  let home: string
+  const pages = new PageServer()
+  before(async () => {
+    home = await tempHome()
+    await pages.listen()
+  })
+  after(async () => {
+    await pages.close()
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('are converted as the URL parser converts them (punycode, case, one trailing dot) and shown so by dsh compose', async () => {
+    const result = await dsh(['compose', '--json', '--private-host', 'Bücher.TEST.', '--private-host', '10.0.0.0/8', '--resolve', 'BÜCHER.test.:127.0.0.1'], { home })
+    assert.equal(result.code, 0, result.stderr)
+    const row = JSON.parse(result.stdout).rows.find((item: any) => item.id === 'web-fetch-http')
+    assert.deepEqual(row.config.privateHosts, ['xn--bcher-kva.test', '10.0.0.0/8'])
+    assert.deepEqual(row.config.resolve, { 'xn--bcher-kva.test': '127.0.0.1' })
+  })
+
+  it('a name without a canonical form is a usage error (exit 2) saying why, never ignored', async () => {
+    for (const flags of [['--private-host', 'wiki..test'], ['--resolve', 'wiki..test:127.0.0.1'], ['--private-host', 'wi$ki.test']]) {
+      const result = await dsh(['compose', ...flags], { home })
+      assert.equal(result.code, 2, flags.join(' '))
+      assert.match(result.stderr, new RegExp(`${flags[0]} ".*": The host .* is not a host name every resolver and proxy reads the same way`), flags.join(' '))
+    }
+  })
+
+  it('dsh call web_fetch reaches a loopback page under a Unicode name given to both flags', async () => {
+    const url = `http://bücher.test:${pages.port}/article`
+    // Direct whatever proxy the machine sets: the name is not on a loopback NO_PROXY.
+    const direct = { HTTP_PROXY: undefined, http_proxy: undefined, HTTPS_PROXY: undefined, https_proxy: undefined }
+    const fetched = await dsh(['call', 'web_fetch', JSON.stringify({ url }), '--preset', 'standard', '--resolve', 'bücher.test:127.0.0.1', '--private-host', 'BÜCHER.test', '--json'], { home, env: direct })
+    assert.equal(fetched.code, 0, fetched.stderr)
+    assert.match(JSON.parse(fetched.stdout).content, /Paragraph 1 of the loopback article/)
+  })
+})
+
 describe('provider retries are said on stderr with their wait and reason', () => {
   let home: string
   let server: Server

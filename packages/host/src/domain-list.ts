@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net'
 import { CodedError } from './errors.js'
+import { HostNameError, canonicalHost } from './host-name.js'
 
 /**
  * The one domain matcher: every place that compares a URL's host with a list
@@ -8,9 +9,11 @@ import { CodedError } from './errors.js'
  * `DomainList` and asks it. The meaning of each entry form is written in
  * docs/security.md, "Domain lists"; keep the two in step.
  *
- * Normalisation is the WHATWG URL parser's, on entries and URLs alike: case,
- * internationalised names (Unicode and punycode are the same host), IPv4 in
- * any form the parser takes (`2130706433` is 127.0.0.1), IPv6 compression.
+ * Normalisation is `canonicalHost` (host-name.ts), on entries and URLs
+ * alike: the WHATWG URL parser's (case, internationalised names: Unicode and
+ * punycode are the same host, IPv4 in any form the parser takes: `2130706433`
+ * is 127.0.0.1, IPv6 compression), one trailing dot dropped, and names a
+ * proxy could read otherwise refused.
  */
 
 /** Where the meaning of every form is documented, for error messages. */
@@ -146,8 +149,6 @@ function underPath(pathname: string, prefix: string): boolean {
 
 // ---------------------------------------------------------------- parsing one entry
 
-const LABEL = /^[a-z0-9_-]{1,63}$/
-
 class Refusal extends Error {}
 
 function refuse(reason: string): never {
@@ -199,20 +200,17 @@ function parseEntry(written: string): DomainEntry {
   if (!host) refuse('it names no host')
   const port = parts.port === undefined ? undefined : parsePort(parts.port)
 
-  let parsed: URL
+  let canonical: string
   try {
-    parsed = new URL(`http://${host}/`)
-  } catch {
-    refuse(`"${host}" is not a valid host name or IP address`)
+    canonical = canonicalHost(host)
+  } catch (error) {
+    if (HostNameError.is(error)) refuse(`"${host}" is not a valid host name or IP address (${error.message})`)
+    throw error
   }
-  if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username || parsed.password || parsed.port) {
-    refuse(`"${host}" is not a valid host name or IP address`)
-  }
-  const ip = ipOfHostname(parsed.hostname)
+  const ip = ipOfHostname(canonical)
 
   if (!ip) {
-    const name = parsed.hostname.replace(/\.$/, '')
-    if (name.length > 253 || !name.split('.').every((label) => LABEL.test(label))) refuse(`"${host}" is not a valid host name`)
+    const name = canonical
     const path = parts.tail ? parsePath(parts.tail) : undefined
     const entry: DomainNameEntry = { kind: 'name', written, text: '', host: name, subdomainsOnly }
     if (port !== undefined) entry.port = port
@@ -226,7 +224,7 @@ function parseEntry(written: string): DomainEntry {
   if (cidr) {
     // The range as written: an IPv6 range inside ::ffff:0:0/96 becomes the IPv4 range it maps.
     let range: Ip & { prefix: number } = { ...ip, prefix: Number(cidr[1]) }
-    if (ip.family === 4 && parsed.hostname.startsWith('[')) range = { family: 6, value: IPV4_MAPPED | ip.value, prefix: range.prefix }
+    if (ip.family === 4 && canonical.startsWith('[')) range = { family: 6, value: IPV4_MAPPED | ip.value, prefix: range.prefix }
     const bits = range.family === 4 ? 32 : 128
     if (range.prefix > bits) refuse(`the prefix length /${range.prefix} is longer than ${bits} bits`)
     if (port !== undefined) refuse('a CIDR range takes no port')
@@ -267,9 +265,16 @@ function urlParts(input: string | URL): UrlParts | undefined {
   }
   const defaultPort = DEFAULT_PORTS[url.protocol]
   if (defaultPort === undefined || !url.hostname) return undefined
-  const ip = ipOfHostname(url.hostname)
+  // The one canonical host; a host without one is on no entry (the fetch path has refused it before any list is asked).
+  let host: string
+  try {
+    host = canonicalHost(url.hostname)
+  } catch {
+    return undefined
+  }
+  const ip = ipOfHostname(host)
   const port = url.port ? Number(url.port) : defaultPort
-  return ip ? { ip, port, pathname: url.pathname } : { name: url.hostname.replace(/\.$/, ''), port, pathname: url.pathname }
+  return ip ? { ip, port, pathname: url.pathname } : { name: host, port, pathname: url.pathname }
 }
 
 function entryMatches(entry: DomainEntry, url: UrlParts): boolean {

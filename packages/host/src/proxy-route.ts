@@ -2,12 +2,14 @@
  * The one route decision of every outgoing request: does a request go direct or
  * through an HTTP proxy? Read from HTTPS_PROXY, HTTP_PROXY and NO_PROXY (and
  * their lower-case forms) with exactly the precedence and NO_PROXY matching
- * of undici's EnvHttpProxyAgent, or from a provider row's `proxy` section,
+ * of undici's EnvHttpProxyAgent (hosts and entries compared in their
+ * canonical form, host-name.ts), or from a provider row's `proxy` section,
  * which overrides them. Pure: no undici, no network; each provider builds
  * its own dispatcher for the route chosen here, so the route it reports and
  * the one it takes can never differ.
  */
 import { CodedError, type CodedErrorOptions } from './errors.js'
+import { canonicalHost } from './host-name.js'
 
 /** A proxy setting that is not an http(s) proxy URL; the seam reports it as INVALID_ARGUMENT. */
 export class ProxySettingError extends CodedError<'INVALID_ARGUMENT'> {
@@ -98,15 +100,34 @@ function parseNoProxy(value: string): NoProxyEntry[] {
   for (const entry of value.split(/[,\s]/)) {
     if (!entry) continue
     const parsed = entry.match(/^(.+):(\d+)$/)
-    entries.push({ hostname: (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase(), port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 })
+    const written = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '')
+    entries.push({ hostname: canonicalEntry(written), port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 })
   }
   return entries
 }
 
-/** Whether a NO_PROXY value sends this URL through the proxy (undici's #shouldProxy). */
+/**
+ * A NO_PROXY entry's host in the canonical form URLs are compared in (a
+ * trailing dot, case, Unicode and IPv4 spellings do not change its meaning);
+ * one with no canonical form is kept lower-cased and can only match a URL
+ * that is refused anyway.
+ */
+function canonicalEntry(written: string): string {
+  try {
+    return canonicalHost(written)
+  } catch {
+    return written.toLowerCase()
+  }
+}
+
+/**
+ * Whether a NO_PROXY value sends this URL through the proxy (undici's
+ * #shouldProxy, over the canonical host: IPv6 in brackets). A host without a
+ * canonical form throws HostNameError: callers canonicalise a hop's URL
+ * before they route it.
+ */
 export function shouldProxy(url: URL, noProxy: string): boolean {
-  // The host with IPv6 brackets kept, as undici compares it.
-  const hostname = url.host.replace(/:\d*$/, '').toLowerCase()
+  const hostname = canonicalHost(url.hostname)
   const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0
   const entries = parseNoProxy(noProxy)
   if (entries.length === 0) return true
@@ -148,4 +169,48 @@ export function chooseRoute(url: URL, settings: ProxySettings): Route {
   if (!shouldProxy(url, settings.noProxy)) return { kind: 'direct', why: 'NO_PROXY' }
   const proxy = parseProxyUrl(source)
   return { kind: 'proxy', url: proxy, origin: proxy.origin, setting: source.setting }
+}
+
+/**
+ * Tunnel attempts (CONNECTs) one request makes through a proxy at most. undici
+ * opens a new tunnel at once whenever the proxy closes one without answering
+ * (it takes that for a stale connection), so a proxy that accepts and closes
+ * would get tens of thousands of CONNECTs from one call; after this many
+ * failures in a row, the request fails instead.
+ */
+export const PROXY_TUNNEL_ATTEMPTS = 2
+
+/**
+ * `connect` (a proxy pool's CONNECT) bounded to `limit` failures in a row:
+ * the failures before the last are rethrown as they are (undici may try
+ * again), the last is replaced by `exhausted(attempts, error)`, whose error
+ * undici hands to the waiting request instead of reconnecting. A success
+ * starts the count again, and so does the exhausted failure (for the next
+ * request on a shared agent).
+ */
+export function boundTunnelAttempts<Params, Answer>(
+  connect: (params: Params) => Promise<Answer>,
+  exhausted: (attempts: number, error: unknown, params: Params) => Error,
+  limit = PROXY_TUNNEL_ATTEMPTS,
+): (params: Params) => Promise<Answer> {
+  let failures = 0
+  return async (params) => {
+    try {
+      const answer = await connect(params)
+      failures = 0
+      return answer
+    } catch (error) {
+      if (++failures < limit) throw error
+      failures = 0
+      throw exhausted(limit, error, params)
+    }
+  }
+}
+
+/** What a proxy did when a tunnel failed, in words: "closed the connection without answering the CONNECT". */
+export function describeTunnelFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE') return 'closed the connection without answering the CONNECT'
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'did not answer the CONNECT in time'
+  return `failed the CONNECT (${typeof code === 'string' ? code : ((error as Error)?.message ?? String(error)).slice(0, 120)})`
 }

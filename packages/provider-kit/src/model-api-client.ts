@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
  */
 import type { Agent, Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
-import { readProxySettings, type Route } from 'dsh-host'
+import { HostNameError, boundTunnelAttempts, canonicalHost, describeTunnelFailure, readProxySettings, type Route } from 'dsh-host'
 import { abortError, type CredentialRequest, type HopRoute, describeCredentialSource, type ProviderCall, redactUrl, routeFor, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson, type RetryNotice } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
@@ -62,6 +62,9 @@ export interface ModelSearchProxy {
 /** The route each call's requests take, for its log-only request events. */
 /** Connection errors that, on the proxy route, can only be the proxy's. */
 const PROXY_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+
+/** The code of the error a proxy pool throws once its tunnels failed PROXY_TUNNEL_ATTEMPTS times in a row (then WEB_PROXY_FAILED). */
+const TUNNEL_GAVE_UP = 'DSH_PROXY_TUNNEL_GAVE_UP'
 
 const callRoutes = new WeakMap<ProviderCall, { route: HopRoute; proxy?: string }>()
 
@@ -125,8 +128,24 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const proxySettings = readProxySettings(env, settings.proxy ?? {})
   const proxyAgents = new Map<string, ProxyAgent>()
 
+  /**
+   * The endpoint's route, its host first made canonical in place (what NO_PROXY
+   * compares and what is sent); a base URL whose host has no canonical form is
+   * INVALID_ARGUMENT naming the provider.
+   */
+  function routeOf(url: URL): Route {
+    try {
+      const host = canonicalHost(url.hostname)
+      if (host !== url.hostname) url.hostname = host
+    } catch (error) {
+      if (!HostNameError.is(error)) throw error
+      throw new WebError('INVALID_ARGUMENT', `The ${providerName} endpoint ${redactUrl(url)}: ${error.message} Fix the base URL.`, { cause: error, details: { providerId } })
+    }
+    return routeFor(url, proxySettings)
+  }
+
   async function routeDispatcher(url: URL, signal: AbortSignal, call: ProviderCall): Promise<{ dispatcher: Dispatcher; route: Route }> {
-    const route = routeFor(url, proxySettings)
+    const route = routeOf(url)
     callRoutes.set(call, route.kind === 'proxy' ? { route: 'proxy', proxy: route.origin } : { route: 'direct' })
     if (deps.dispatcher) return { dispatcher: deps.dispatcher, route }
     const undici = await loadUndici()
@@ -136,8 +155,16 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     const key = `${route.url.href}\n${credential ?? ''}`
     let agent = proxyAgents.get(key)
     if (!agent) {
+      // Tunnels bounded per request (PROXY_TUNNEL_ATTEMPTS): undici would open a new one at once, without end, for a proxy that closes each unanswered.
+      const clientFactory = (origin: URL, options: object): Dispatcher => {
+        const pool = new undici.Pool(origin, options)
+        const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
+        ;(pool as { connect: unknown }).connect = boundTunnelAttempts(connect, (attempts, error) => Object.assign(new Error(describeTunnelFailure(error), { cause: error }), { code: TUNNEL_GAVE_UP, attempts }))
+        return pool
+      }
       agent = new undici.ProxyAgent({
         uri: route.url.href,
+        clientFactory,
         ...(credential ? { token: `Basic ${Buffer.from(credential, 'utf8').toString('base64')}` } : {}),
         proxyTls: { timeout: 15_000 },
         requestTls: { timeout: 15_000, rejectUnauthorized: true },
@@ -159,8 +186,16 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     const cause = error.cause as { code?: unknown; message?: unknown } | undefined
     const answered = /Proxy response \((\d{3})\)/.exec(String(cause?.message ?? ''))
     const code = typeof cause?.code === 'string' ? cause.code : undefined
-    if (!answered && !(code && PROXY_UNREACHABLE.has(code))) return undefined
     const change = `check that it runs, or change ${route.setting === 'proxy.url' ? `proxy.url in the ${providerId} row` : `the environment variable ${route.setting}`} (proxy.noProxy or NO_PROXY sends a host direct)`
+    if (code === TUNNEL_GAVE_UP) {
+      const attempts = (cause as { attempts?: number }).attempts ?? 0
+      return new WebError('WEB_PROXY_FAILED', `The proxy ${route.origin} ${String(cause?.message)} for ${providerName} at ${redactUrl(target)}, ${attempts} times in a row; it is not tried again for this search: ${change}.`, {
+        cause: error,
+        details: { providerId, proxy: route.origin, attempts },
+        retryable: true,
+      })
+    }
+    if (!answered && !(code && PROXY_UNREACHABLE.has(code))) return undefined
     const status = answered ? Number(answered[1]) : undefined
     const why = status === undefined ? `could not be reached (${code})`
       : status === 407 || status === 401 ? `refused the credentials or asked for them (${status}); set proxy.credential in the ${providerId} row, or the user:password in the proxy URL`

@@ -3,9 +3,9 @@
 // for a NO_PROXY host; the log-only request event records the route.
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, createServer as createNetServer } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import type { SessionHandle } from 'dsh-host'
+import { PROXY_TUNNEL_ATTEMPTS, type SessionHandle } from 'dsh-host'
 import { appendRequestEvent, createModelApiClient } from 'dsh-provider-kit'
 import { WebError } from 'dsh-web'
 import { type Tinyproxy, startTinyproxy, tinyproxyMissing } from '../../web-fetch-http/tests/tinyproxy.js'
@@ -80,6 +80,67 @@ describe('model-API client through a proxy', { skip: tinyproxyMissing }, () => {
       assert.match(refused.message, /refused the tunnel with 403/)
     } finally {
       await new Promise((resolve) => refusing.close(resolve))
+    }
+  })
+})
+
+describe('model-API client through a proxy that accepts and closes without answering', () => {
+  it('makes at most PROXY_TUNNEL_ATTEMPTS connections per search, then WEB_PROXY_FAILED naming the proxy (never its credentials) and what it did', async () => {
+    // Counts connections; past 200 it stops listening, so a storm ends (ECONNREFUSED) instead of starving the test.
+    let connections = 0
+    const closing = createNetServer((socket) => {
+      connections++
+      if (connections >= 200) closing.close()
+      socket.on('error', () => {})
+      socket.once('data', () => socket.destroy())
+    })
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`
+    const client = createModelApiClient(
+      { providerId: 'test', providerName: 'Test', baseURLEnv: 'TEST_BASE_URL', credential: 'optional', endpoint: (base) => new URL('/v1/search', base) },
+      // Port 9 on loopback: nothing is ever sent there, the tunnel never opens.
+      { baseURL: 'https://localhost:9', timeoutMs: 60_000 },
+      { env: { HTTPS_PROXY: origin.replace('//', '//user:hunter2@') }, resolveCredential: async () => { throw new WebError('WEB_PROVIDER_CREDENTIAL_MISSING') } },
+    )
+    try {
+      for (let search = 1; search <= 2; search++) {
+        connections = 0
+        const call = { signal: new AbortController().signal }
+        const started = await client.startSearch({ query: 'q' }, call)
+        const error = await started.request({ headers: {}, body: '{}', beforeDispatch: async () => {}, toError: () => new WebError('WEB_PROVIDER_ERROR') }).then(
+          () => assert.fail('expected WEB_PROXY_FAILED'),
+          (failure: unknown) => failure as WebError,
+        )
+        assert.equal(error.code, 'WEB_PROXY_FAILED', String(error))
+        assert.ok(connections >= 1 && connections <= PROXY_TUNNEL_ATTEMPTS, `search ${search}: ${connections} connections`)
+        assert.equal(error.details.proxy, origin)
+        assert.match(error.message, new RegExp(`^The proxy ${origin.replace(/\./g, '\\.')} closed the connection without answering the CONNECT for Test at https://localhost:9/v1/search, ${PROXY_TUNNEL_ATTEMPTS} times in a row.*HTTPS_PROXY`))
+        assert.doesNotMatch(error.message, /hunter2|user:/)
+      }
+    } finally {
+      await client.close()
+      await new Promise((resolve) => closing.close(resolve))
+    }
+  })
+})
+
+describe('model-API client endpoint host names', () => {
+  it('routes and sends the canonical host; a base URL whose host a proxy reads otherwise is INVALID_ARGUMENT, not a crash', async () => {
+    const client = createModelApiClient(
+      { providerId: 'test', providerName: 'Test', baseURLEnv: 'TEST_BASE_URL', credential: 'optional', endpoint: (base) => new URL('/v1/search', base) },
+      { baseURL: 'http://api..test', timeoutMs: 10_000 },
+      { env: {}, resolveCredential: async () => { throw new WebError('WEB_PROVIDER_CREDENTIAL_MISSING') } },
+    )
+    try {
+      const error = await client.startSearch({ query: 'q' }, { signal: new AbortController().signal }).then(
+        () => assert.fail('expected INVALID_ARGUMENT'),
+        (failure: unknown) => failure as WebError,
+      )
+      assert.ok(WebError.is(error), String(error))
+      assert.equal(error.code, 'INVALID_ARGUMENT')
+      assert.match(error.message, /The Test endpoint http:\/\/api\.\.test\/v1\/search: The host "api\.\.test" is not a host name .* empty label/)
+    } finally {
+      await client.close()
     }
   })
 })

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 import { WebError, abortError, redactUrl } from 'dsh-web'
-import { DomainList, DomainListError, describeDomainEntry } from 'dsh-host'
+import { DomainList, DomainListError, HostNameError, canonicalHost, describeDomainEntry } from 'dsh-host'
 import { type Address, type BlockedRange, blockedRange, parseAddress } from './ip-ranges.js'
 import { FakeIpRanges, fakeIpHint, localName } from './route-checks.js'
 
@@ -42,9 +42,19 @@ export interface AddressPolicyOptions {
 
 type TrustEntry = { kind: 'name'; name: string } | { kind: 'range'; network: [Address, number]; text: string }
 
-function normaliseHost(host: string): string {
-  const lower = host.toLowerCase()
-  return lower.endsWith('.') ? lower.slice(0, -1) : lower
+/**
+ * An operator's host name (privateHosts, resolve) in the one canonical form
+ * URLs are compared in: Unicode becomes punycode as the URL parser writes
+ * it, so an entry is never ignored for its spelling; one without a canonical
+ * form is INVALID_ARGUMENT naming the setting.
+ */
+export function canonicalSettingHost(host: string, setting: string): string {
+  try {
+    return canonicalHost(host)
+  } catch (error) {
+    if (HostNameError.is(error)) throw new WebError('INVALID_ARGUMENT', `${setting}: ${error.message}`, { cause: error, details: { argument: setting } })
+    throw error
+  }
 }
 
 function parseTrust(entries: string[]): TrustEntry[] {
@@ -60,7 +70,7 @@ function parseTrust(entries: string[]): TrustEntry[] {
     }
     const address = parseAddress(bare)
     if (address) return { kind: 'range', network: [address, address.kind() === 'ipv4' ? 32 : 128], text }
-    return { kind: 'name', name: normaliseHost(bare) }
+    return { kind: 'name', name: canonicalSettingHost(bare, 'privateHosts') }
   })
 }
 
@@ -94,7 +104,7 @@ function shownEntries(list: DomainList): string {
 
 /** Refuses a URL on an entry of `blocked`, or on no entry of `allowed`, saying which entry or which list decided. */
 export function checkDomainLists(url: URL, lists: DomainLists): void {
-  const host = normaliseHost(url.hostname)
+  const host = url.hostname
   const blocked = lists.blocked?.match(url)
   if (blocked) {
     throw new WebError('WEB_BLOCKED_URL', `The host ${host} matches the blocked domain list entry ${blocked.written.trim()}, which blocks ${describeDomainEntry(blocked)}.`, {
@@ -145,6 +155,15 @@ export function parseRequestUrl(input: unknown, lists: DomainLists = {}): URL {
     })
   }
   if (!url.hostname) throw new WebError('WEB_INVALID_URL', 'The URL has no host.')
+  // The one canonical host, written back into the URL: what the lists, the route, the cache key and the request all read from here on.
+  let host: string
+  try {
+    host = canonicalHost(url.hostname)
+  } catch (cause) {
+    if (!HostNameError.is(cause)) throw cause
+    throw new WebError('WEB_INVALID_URL', `${cause.message} Write the host in its plain form (example.com, or example.com. with one trailing dot).`, { cause, details: { url: redactUrl(url), host: String(cause.details.host) } })
+  }
+  if (host !== url.hostname) url.hostname = host
   checkDomainLists(url, lists)
   return url
 }
@@ -159,11 +178,12 @@ export function withFixedAnswers(lookup: LookupFunction | undefined, resolve: Re
       if (!address) throw new WebError('INVALID_ARGUMENT', `resolve maps ${host} to "${text}", which is not an IP address.`)
       return { address: address.toString(), family: address.kind() === 'ipv4' ? 4 : 6 }
     })
-    table.set(host.toLowerCase().replace(/\.$/, ''), addresses)
+    table.set(canonicalSettingHost(host, 'resolve'), addresses)
   }
   const fallback = lookup ?? (dnsLookup as unknown as LookupFunction)
+  // Asked with the canonical host of a vetted URL, which is the table's form.
   return (hostname, lookupOptions, callback) => {
-    const fixed = table.get(hostname.toLowerCase())
+    const fixed = table.get(hostname)
     if (fixed) queueMicrotask(() => callback(null, fixed.map((answer) => ({ ...answer }))))
     else fallback(hostname, lookupOptions, callback)
   }
@@ -223,6 +243,19 @@ function blockedAddressError(url: URL, host: string, address: string, resolved: 
 }
 
 /**
+ * The refusal of a local name, the same on both routes and before any
+ * lookup: here a resolver would answer it inside this network, through a
+ * proxy the proxy inside its own.
+ */
+function localNameError(url: URL, host: string, local: string): WebError {
+  return new WebError(
+    'WEB_BLOCKED_ADDRESS',
+    `The host ${host} is ${local}, which a resolver (here, or the proxy's) answers inside its own network; it is not fetched, on any route, and nothing was looked up or sent. An operator can trust it with privateHosts.`,
+    { details: { url: redactUrl(url), host, localName: true } },
+  )
+}
+
+/**
  * Steps 1 to 3 of the address policy for one hop. Never opens a connection:
  * the addresses it returns are the only ones the dispatcher may connect to.
  */
@@ -253,6 +286,20 @@ export class AddressPolicy {
     return url
   }
 
+  /**
+   * The hop's canonical host (the URL's own, once `parse` wrote it back), its
+   * IP literal, and whether privateHosts trusts it; a local name that is not
+   * trusted is refused here, before either route looks anything up.
+   */
+  private hostOf(url: URL): { host: string; literal: Address | undefined; trusted: boolean } {
+    const host = canonicalHost(url.hostname)
+    const literal = parseAddress(url.hostname)
+    const trusted = this.isTrusted(host, literal)
+    const local = literal || trusted ? undefined : localName(host)
+    if (local) throw localNameError(url, host, local)
+    return { host, literal, trusted }
+  }
+
   /** Whether privateHosts names this URL's host exactly (by name or as a literal address). */
   private isTrusted(host: string, literal: Address | undefined): boolean {
     for (const entry of this.trust) {
@@ -267,9 +314,7 @@ export class AddressPolicy {
    * literal) must be public, or in a declared fake-IP range for a name.
    */
   async vetUrl(url: URL, signal?: AbortSignal): Promise<VettedDestination> {
-    const host = normaliseHost(url.hostname)
-    const literal = parseAddress(url.hostname)
-    const trusted = this.isTrusted(host, literal)
+    const { host, literal, trusted } = this.hostOf(url)
     let addresses: LookupAddress[]
     if (literal) {
       addresses = [{ address: literal.toString(), family: literal.kind() === 'ipv4' ? 4 : 6 }]
@@ -290,23 +335,13 @@ export class AddressPolicy {
    * trusts exactly what it names. Nothing is sent before this returns.
    */
   async vetForProxy(url: URL, options: { resolveLocally: boolean; proxy: string }, signal?: AbortSignal): Promise<VettedDestination> {
-    const host = normaliseHost(url.hostname)
-    const literal = parseAddress(url.hostname)
-    const trusted = this.isTrusted(host, literal)
+    const { host, literal, trusted } = this.hostOf(url)
     if (trusted) return { url: url.href, host, addresses: [], trusted, checks: ['trusted'] }
     if (literal) {
       const address = literal.toString()
       const bad = blockedRange(address)
       if (bad) throw blockedAddressError(url, host, address, false, bad, `${fakeIpHint(address, false)} Nothing was sent to the proxy ${options.proxy}.`)
       return { url: url.href, host, addresses: [{ address, family: literal.kind() === 'ipv4' ? 4 : 6 }], trusted, checks: ['literal-public'] }
-    }
-    const local = localName(host)
-    if (local) {
-      throw new WebError(
-        'WEB_BLOCKED_ADDRESS',
-        `The host ${host} is ${local}, which the proxy ${options.proxy} would resolve inside its own network; it is not fetched. An operator can trust it with privateHosts.`,
-        { details: { url: redactUrl(url), host, localName: true } },
-      )
     }
     if (!options.resolveLocally) return { url: url.href, host, addresses: [], trusted, checks: ['name-not-local'] }
     let addresses: LookupAddress[]

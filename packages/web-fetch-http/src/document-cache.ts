@@ -48,7 +48,9 @@ export interface DocumentVariant {
  * process's memory by default; with a shared store, every process's), keyed
  * by URL (requested and final), format, extraction mode, the call's
  * allowlist and the fetcher's policy (`policy`: a fetcher that trusts a
- * private host never hands what it read there to one that does not).
+ * private host never hands what it read there to one that does not, and one
+ * whose route goes through a proxy never to one whose route does not, nor
+ * through another proxy).
  */
 export class DocumentCache {
   constructor(
@@ -83,9 +85,12 @@ export class DocumentCache {
 
 /**
  * What decides which pages a fetcher may read and how it reads them
- * (trusted hosts, fixed answers, domain lists, caps, user agent, extra CAs),
- * as a hash: part of every cache key, so that fetchers with other trust never
- * share snapshots.
+ * (trusted hosts, fixed answers, domain lists, caps, user agent, extra CAs,
+ * and the route of every hop: the proxy origins and NO_PROXY that choose it,
+ * the proxy credential's name, tunnelling), as a hash: part of every cache
+ * key, so that fetchers with other trust or another route never share
+ * snapshots (a process without a proxy is never served a page only its
+ * proxied peer could reach).
  */
 export function trustFingerprint(settings: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(settings)).digest('base64url')

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
-import { readProxySettings } from 'dsh-host'
+import { type ProxySource, parseProxyUrl, readProxySettings } from 'dsh-host'
 import { MEMORY_STORE_ID, MemoryStateStore, SharedState, WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, LimitRule, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
@@ -170,6 +170,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     options.privateHosts ?? [], options.resolve ?? {}, options.allowedDomains ?? [], options.blockedDomains ?? [],
     options.maxBytes ?? null, options.maxRedirects ?? null, options.userAgent ?? null, options.maxElemsToParse ?? null,
     options.proxy?.fakeIpRanges ?? [], options.proxy?.resolveLocally ?? true, options.ca === undefined ? null : (Array.isArray(options.ca) ? options.ca : [options.ca]).map(String),
+    proxyOrigin(proxySettings.httpProxy), proxyOrigin(proxySettings.httpsProxy), proxySettings.noProxy, options.proxy?.tunnelHttp ?? true, options.proxy?.credential ?? null,
   ]))
   const siteLimits = readSiteLimits(options.limitPerDomain, options.limitPerDomainOverrides)
   const limited = hasSiteLimits(siteLimits)
@@ -400,6 +401,16 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       artifacts.clear()
       await Promise.all([pool.close(), agents.destroy()])
     },
+  }
+}
+
+/** A proxy setting as the cache key holds it: its origin, never its credentials (a setting that does not parse is refused at the first fetch). */
+function proxyOrigin(source: ProxySource | undefined): string | null {
+  if (!source) return null
+  try {
+    return parseProxyUrl(source).origin
+  } catch {
+    return `unparsed ${source.setting}`
   }
 }
 

@@ -2,6 +2,7 @@ import type { LookupAddress as DnsLookupAddress } from 'node:dns'
 import type { Socket } from 'node:net'
 import type { SecureContext } from 'node:tls'
 import type { Agent, buildConnector } from 'undici'
+import { canonicalHost } from 'dsh-host'
 import { WebError } from 'dsh-web'
 import type { LookupAddress } from './address-policy.js'
 import { loadUndici } from './lazy-undici.js'
@@ -38,7 +39,14 @@ export const PINNED_IDLE_MS = 4_000
 /** Pinned agents kept at most; the least recently used is closed first. */
 export const MAX_PINNED_AGENTS = 32
 
-const bare = (name: string) => (name.startsWith('[') ? name.slice(1, -1) : name).toLowerCase().replace(/\.$/, '')
+/** The canonical host, or '' for a name that has none (it then matches nothing). */
+function bare(name: string): string {
+  try {
+    return canonicalHost(name)
+  } catch {
+    return ''
+  }
+}
 
 async function createPinnedAgent(host: string, pinned: LookupAddress, timeouts: PinnedTimeouts, secureContext?: SecureContext): Promise<Agent> {
   const undici = await loadUndici()
@@ -60,7 +68,7 @@ async function createPinnedAgent(host: string, pinned: LookupAddress, timeouts: 
   } as buildConnector.BuildOptions)
   const connect: buildConnector.connector = (options, callback) => {
     const hostname = bare(options.hostname)
-    if (hostname !== bare(host)) {
+    if (!hostname || hostname !== bare(host)) {
       callback(new Error(`refusing to connect to ${hostname}: this dispatcher is pinned to ${host}`), null)
       return
     }

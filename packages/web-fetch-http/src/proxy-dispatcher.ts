@@ -1,5 +1,6 @@
 import type { SecureContext } from 'node:tls'
 import type { Dispatcher, ProxyAgent } from 'undici'
+import { boundTunnelAttempts, describeTunnelFailure } from 'dsh-host'
 import { WebError, redactUrl } from 'dsh-web'
 import { loadUndici } from './lazy-undici.js'
 
@@ -27,6 +28,8 @@ export interface ProxyHop {
   credential?: string
   /** Tunnel http targets too (default true); false sends them in absolute form. */
   tunnelHttp?: boolean
+  /** The setting the proxy came from (proxy.url, HTTPS_PROXY, ...), named in a failure. */
+  setting: string
 }
 
 /** Whether a request to `url` goes through a CONNECT tunnel. */
@@ -44,7 +47,7 @@ export async function createProxyDispatcher(
   const clientFactory = (origin: URL, options: object): Dispatcher => {
     const pool = new undici.Pool(origin, options)
     const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
-    ;(pool as { connect: unknown }).connect = async (params: Dispatcher.ConnectOptions) => {
+    const tracked = async (params: Dispatcher.ConnectOptions) => {
       try {
         const answer = await connect(params)
         tunnel.status = answer.statusCode
@@ -54,6 +57,8 @@ export async function createProxyDispatcher(
         throw error
       }
     }
+    // Bounded: a proxy that closes each tunnel unanswered would otherwise be sent a new CONNECT at once, without end.
+    ;(pool as { connect: unknown }).connect = boundTunnelAttempts(tracked, (attempts, error, params) => tunnelGaveUp(proxy, attempts, error, String(params.path ?? '')))
     return pool
   }
   const agent = new undici.ProxyAgent({
@@ -71,6 +76,16 @@ export async function createProxyDispatcher(
   return { agent, tunnel, tunnelHttp: proxy.tunnelHttp ?? true }
 }
 
+/** The WEB_PROXY_FAILED of a hop whose tunnels all failed: the proxy (its origin, never its credentials), what it did, and how often. */
+function tunnelGaveUp(proxy: ProxyHop, attempts: number, error: unknown, authority: string): WebError {
+  const origin = proxy.url.origin
+  return new WebError('WEB_PROXY_FAILED', `The proxy ${origin} ${describeTunnelFailure(error)} for ${authority || 'the target'}, ${attempts} times in a row; it is not tried again for this call: ${changeAdvice(proxy)}.`, {
+    cause: error,
+    details: { proxy: origin, target: authority, attempts },
+    retryable: true,
+  })
+}
+
 /** The WEB_PROXY_FAILED of a hop whose proxy could not be reached or refused the tunnel; undefined when the proxy did its part. */
 export function proxyFailure(error: unknown, dispatcher: ProxyDispatcher, url: URL, proxy: { origin: string; setting: string }): WebError | undefined {
   const { tunnel } = dispatcher
@@ -79,6 +94,10 @@ export function proxyFailure(error: unknown, dispatcher: ProxyDispatcher, url: U
   if (!tunnels(url, dispatcher.tunnelHttp) && code === 'UND_ERR_INVALID_ARG' && /\(407\)/.test(String(message))) return proxyRefusal(407, url, proxy, error)
   const change = changeAdvice(proxy)
   const details = { url: redactUrl(url), proxy: proxy.origin }
+  // Without a tunnel the only peer is the proxy: a connection it closed before any answer is its failure (undici sends the request once).
+  if (!tunnels(url, dispatcher.tunnelHttp) && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')) {
+    return new WebError('WEB_PROXY_FAILED', `The proxy ${proxy.origin} closed the connection without answering the request for ${redactUrl(url)}; ${change}.`, { cause: error, details, retryable: true })
+  }
   if (tunnel.error !== undefined || (tunnel.status === undefined && isConnectError(error))) {
     const cause = tunnel.error ?? error
     const code = (cause as { code?: string })?.code

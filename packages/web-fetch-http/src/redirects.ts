@@ -207,7 +207,7 @@ export async function requestFollowingRedirects(
       release = pinned.release
     } else {
       destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
-      tunnelled = await createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp }, timeouts, options.secureContext)
+      tunnelled = await createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp, setting: route.setting }, timeouts, options.secureContext)
       agent = tunnelled.agent
     }
     const taken = { route: route.kind, ...(route.kind === 'proxy' ? { proxy: route.origin } : {}), checks: destination.checks }

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net'
+import { PROXY_TUNNEL_ATTEMPTS } from 'dsh-host'
 import { after, before, describe, it } from 'node:test'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, type TlsTestServer, fakeLookup, refusal, signal, startServer, startTlsServer } from './helpers.js'
@@ -172,6 +173,38 @@ describe('a proxy that fails', () => {
       assert.match(error.message, new RegExp(`127\\.0\\.0\\.1:${refusing.port} refused the tunnel with 403.*https_proxy`))
     } finally {
       await fetcher.close()
+    }
+  })
+
+  it('is WEB_PROXY_FAILED after PROXY_TUNNEL_ATTEMPTS connections when it accepts and closes without answering, not a reconnect storm ending in WEB_TIMEOUT', async () => {
+    // Counts connections; past 200 it stops listening, so a storm ends (ECONNREFUSED) instead of starving the test.
+    let connections = 0
+    const closing = createNetServer((socket) => {
+      connections++
+      if (connections >= 200) closing.close()
+      socket.on('error', () => {})
+      socket.once('data', () => socket.destroy())
+    })
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`
+    try {
+      for (const [url, tunnelHttp] of [['https://localhost:9/', true], ['http://localhost:9/', true], ['http://localhost:9/', false]] as const) {
+        connections = 0
+        const fetcher = createHttpFetcher({ env: { HTTPS_PROXY: origin.replace('//', '//user:hunter2@'), HTTP_PROXY: origin.replace('//', '//user:hunter2@') }, privateHosts: ['localhost'], proxy: { tunnelHttp } })
+        try {
+          const error = await refusal(fetcher.fetch({ url }, { signal: signal() }))
+          const what = `${url} tunnelHttp ${tunnelHttp}`
+          assert.equal(error.code, 'WEB_PROXY_FAILED', `${what}: ${error.message}`)
+          assert.ok(connections >= 1 && connections <= PROXY_TUNNEL_ATTEMPTS, `${what}: ${connections} connections`)
+          assert.equal(error.details.proxy, origin)
+          assert.match(error.message, new RegExp(`^The proxy ${origin.replace(/\./g, '\\.')} closed the connection without answering the (CONNECT|request)`))
+          assert.doesNotMatch(error.message, /hunter2|user:/)
+        } finally {
+          await fetcher.close()
+        }
+      }
+    } finally {
+      await new Promise((resolve) => closing.close(resolve))
     }
   })
 

@@ -2,12 +2,13 @@
 // file with a generated config and its log read back. .ci/run installs it;
 // `tinyproxyMissing` says why a test is skipped where it is not installed.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { type AddressInfo, connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const tinyproxyMissing = spawnSync('tinyproxy', ['-v']).error ? 'tinyproxy is not installed (apt-get install -y tinyproxy; .ci/run does it)' : false
+export const squidMissing = spawnSync('squid', ['-v']).error ? 'squid is not installed (apt-get install -y squid)' : false
 export const stunnelMissing = spawnSync('stunnel', ['-version']).error ? 'stunnel is not installed (apt-get install -y stunnel4; .ci/run does it)' : false
 
 export interface Tinyproxy {
@@ -100,6 +101,46 @@ export async function startTinyproxy(options: { basicAuth?: [string, string]; co
     origin: `http://127.0.0.1:${daemon.port}`,
     log: () => readLog(logFile),
     requests: () => [...readLog(logFile).matchAll(/Request \(file descriptor \d+\): (.*)$/gm)].map((match) => match[1]!),
+    stop: daemon.stop,
+  }
+}
+
+export interface Squid {
+  port: number
+  origin: string
+  /** The access log's entries so far, e.g. "CONNECT localhost:8443 HIER_DIRECT/127.0.0.1". */
+  requests(): string[]
+  stop(): Promise<void>
+}
+
+/**
+ * A real Squid on 127.0.0.1 (no cache, every client allowed, CONNECT to any
+ * port): a proxy that normalises host names its own way (it reads
+ * `localhost..` as `localhost`), to check that what we vet is what it reads.
+ */
+export async function startSquid(): Promise<Squid> {
+  const folder = mkdtempSync(join(tmpdir(), 'dsh-squid-'))
+  // Squid drops to its own user, which writes the logs here.
+  chmodSync(folder, 0o777)
+  const accessLog = join(folder, 'access.log')
+  const config = (port: number) => [
+    `http_port 127.0.0.1:${port}`,
+    'http_access allow all',
+    'cache deny all',
+    `pid_filename ${join(folder, 'squid.pid')}`,
+    `access_log stdio:${accessLog}`,
+    `cache_log ${join(folder, 'cache.log')}`,
+    `coredump_dir ${folder}`,
+    'shutdown_lifetime 0 seconds',
+    'pinger_enable off',
+  ].join('\n')
+  const daemon = await startDaemon(folder, 'squid', config, (file) => ['-N', '-f', file], () => readLog(join(folder, 'cache.log')))
+  return {
+    port: daemon.port,
+    origin: `http://127.0.0.1:${daemon.port}`,
+    requests: () => [...readLog(accessLog).matchAll(/^\S+\s+\d+ \S+ \S+ \d+ (\S+ \S+) \S+ (\S+)/gm)].map((match) => `${match[1]} ${match[2]}`)
+        // The start-up probe's connection, closed before a request line, is logged as "- error:…".
+        .filter((entry) => !entry.startsWith('- ')),
     stop: daemon.stop,
   }
 }

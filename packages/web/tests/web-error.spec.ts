@@ -62,7 +62,11 @@ describe('WebError', () => {
       ['WEB_HTTP_STATUS', 408, true],
       ['WEB_HTTP_STATUS', 409, true],
       ['WEB_HTTP_STATUS', 429, true],
+      // The edges of the 5xx class: 499 is a client's, 500 and 599 the server's.
+      ['WEB_HTTP_STATUS', 499, false],
+      ['WEB_HTTP_STATUS', 500, true],
       ['WEB_HTTP_STATUS', 599, true],
+      ['WEB_HTTP_STATUS', 600, false],
       ['WEB_HTTP_STATUS', 404, false],
       ['WEB_HTTP_STATUS', 200, false],
     ]
