@@ -93,6 +93,8 @@ export class DocumentProcesses {
   peakRss = 0
   /** The most processes that were alive at once (for tests and the benchmark). */
   mostAtOnce = 0
+  /** Processes started so far (for tests: a process that held little reads the next document). */
+  started = 0
 
   constructor(options: DocumentProcessOptions) {
     this.concurrency = Math.max(1, options.concurrency ?? 2)
@@ -161,6 +163,7 @@ export class DocumentProcesses {
     })
     const child: Child = { process: spawned, ready: false, stderr: '' }
     this.children.add(child)
+    this.started++
     this.mostAtOnce = Math.max(this.mostAtOnce, this.children.size)
     spawned.stderr!.setEncoding('utf8')
     spawned.stderr!.on('data', (chunk: string) => {

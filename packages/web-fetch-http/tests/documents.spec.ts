@@ -174,6 +174,21 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
       }
     })
 
+    it('runs the compiled document child beside the compiled pool, as in production', async () => {
+      const built = (await import(new URL('../dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+      const pool = new built.ExtractPool({ size: 1 })
+      try {
+        assert.equal(pool.documents.childSource.href, new URL('../dist/document-child.js', import.meta.url).href)
+        const output = await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
+        assert.match(output.text, /Quarterly report/)
+        // a second PDF is read by the same process: it held little after the first
+        await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/b.pdf', format: 'text', extract: 'main' }, signal())
+        assert.equal(pool.documents.started, 1)
+      } finally {
+        await pool.close()
+      }
+    })
+
     it('runs under the same extraction deadline as HTML pages', async () => {
       const error = await refusal(hurried.fetch({ url: `${server.origin}/report.pdf` }, { signal: signal() }))
       assert.equal(error.code, 'WEB_TIMEOUT')
