@@ -1,5 +1,6 @@
 import { cleanCandidate } from './container-candidate.js'
 import type { DomElement } from './dom.js'
+import { workDone } from './dom-walk.js'
 import { MIN_ITEMS, MIN_ITEM_CHARS, listItems } from './list-items.js'
 import { SENTENCE_END } from './prune-content.js'
 import { type TextBlock, textBlocks } from './text-blocks.js'
@@ -19,18 +20,54 @@ function length(blocks: TextBlock[]): number {
 }
 
 /**
- * Whether a run of one candidate is in the other: the same run (both come
- * from the same page), or, split differently, inside the other's text.
+ * Work allowed to the substring checks of one SharedRuns, per character of
+ * its text and of the runs asked about: linear in the page, with room for
+ * every check an ordinary page needs (a few hundred runs split differently).
  */
-function isShared(block: TextBlock, runs: Set<string>, text: string): boolean {
-  return runs.has(block.text) || text.includes(block.text)
-}
+export const SCAN_FACTOR = 256
 
-/** The share of `blocks`' characters whose runs are also in the other candidate's. */
-function sharedShare(blocks: TextBlock[], runs: Set<string>, text: string): number {
-  let shared = 0
-  for (const block of blocks) if (isShared(block, runs, text)) shared += block.text.length
-  return shared / Math.max(1, length(blocks))
+/**
+ * Whether a run of one candidate is in the other: the same run (both come
+ * from the same page), or, split differently, inside the other's text. A
+ * substring check scans the other's whole text, so a page of many runs that
+ * are in neither form (150,000 sibling paragraphs beside a 5 KB article:
+ * 718 million characters scanned) would cost runs x text: each distinct run
+ * is checked once, and past SCAN_FACTOR x (text + runs asked) characters
+ * scanned only the same run counts.
+ */
+export class SharedRuns {
+  private readonly runs: Set<string>
+  private readonly text: string
+  private readonly answers = new Map<string, boolean>()
+  private budget: number
+  /** Characters scanned by this one's substring checks so far. */
+  scanned = 0
+
+  constructor(blocks: TextBlock[]) {
+    this.runs = new Set(blocks.map((block) => block.text))
+    this.text = blocks.map((block) => block.text).join('\n')
+    this.budget = SCAN_FACTOR * this.text.length
+  }
+
+  has(block: TextBlock): boolean {
+    if (this.runs.has(block.text)) return true
+    this.budget += SCAN_FACTOR * block.text.length
+    const known = this.answers.get(block.text)
+    if (known !== undefined) return known
+    if (this.scanned + this.text.length > this.budget) return false
+    this.scanned += this.text.length
+    workDone.scannedChars += this.text.length
+    const found = this.text.includes(block.text)
+    this.answers.set(block.text, found)
+    return found
+  }
+
+  /** The share of `blocks`' characters whose runs are also here. */
+  share(blocks: TextBlock[]): number {
+    let shared = 0
+    for (const block of blocks) if (this.has(block)) shared += block.text.length
+    return shared / Math.max(1, length(blocks))
+  }
 }
 
 /** How many of `items` hold at least one of `blocks`. */
@@ -70,14 +107,13 @@ export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'name
   if (scoredLength === 0) return 'named'
   const [shorter, longer, shorterName, longerName] =
     namedLength < scoredLength ? [namedBlocks, scoredBlocks, 'named', 'scored'] as const : [scoredBlocks, namedBlocks, 'scored', 'named'] as const
-  const contained = sharedShare(shorter, new Set(longer.map((block) => block.text)), longer.map((block) => block.text).join('\n')) >= CONTAINED
+  const contained = new SharedRuns(longer).share(shorter) >= CONTAINED
   if (!contained) return 'scored'
   // On a page of many items, what the longer one adds inside the items is theirs (who posted, when, the votes).
   const items = listItems(longerName === 'named' ? named : scored)
   if (items) {
-    const runs = new Set(shorter.map((block) => block.text))
-    const shorterText = shorter.map((block) => block.text).join('\n')
-    const extra = longer.filter((block) => !isShared(block, runs, shorterText))
+    const inShorter = new SharedRuns(shorter)
+    const extra = longer.filter((block) => !inShorter.has(block))
     if (itemsHolding(items, extra) >= MIN_ITEMS) return longerName
   }
   return shorterName
@@ -112,11 +148,9 @@ export function widenToList(chosen: DomElement, list: DomElement | undefined): D
   cleanCandidate(list)
   const listBlocks = textBlocks(list)
   if (length(listBlocks) < FRAGMENT * chosenLength) return undefined
-  const listRuns = new Set(listBlocks.map((block) => block.text))
-  if (sharedShare(chosenBlocks, listRuns, listBlocks.map((block) => block.text).join('\n')) < CONTAINED) return undefined
-  const chosenRuns = new Set(chosenBlocks.map((block) => block.text))
-  const chosenText = chosenBlocks.map((block) => block.text).join('\n')
-  const extra = listBlocks.filter((block) => !isShared(block, chosenRuns, chosenText))
+  if (new SharedRuns(listBlocks).share(chosenBlocks) < CONTAINED) return undefined
+  const inChosen = new SharedRuns(chosenBlocks)
+  const extra = listBlocks.filter((block) => !inChosen.has(block))
   let linkChars = 0
   for (const block of extra) linkChars += block.linkChars
   if (linkChars * 2 >= length(extra)) return undefined

@@ -39,8 +39,10 @@ const XML_START = /^\s*(?:<\?xml\b|<rss\b|<feed\b|<rdf:RDF\b)/
 /**
  * Everything after the body is read: hash, charset, decoding, and the
  * conversion by kind (PDF pages, HTML extraction, feed items, pretty JSON,
- * text as it is). It runs in an extraction worker, which gets the bytes by
- * transfer, so that the main thread neither decodes nor copies a big page.
+ * text as it is). It runs off the main thread, so that the main thread neither
+ * decodes nor copies a big page: a PDF in a document process
+ * (document-child.ts), every other kind in an extraction worker (convertBody),
+ * which gets the bytes by transfer.
  */
 export async function convertDocument(input: ConvertInput): Promise<ConvertOutput> {
   if (input.kind !== 'pdf') return convertBody(input)

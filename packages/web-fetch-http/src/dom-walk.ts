@@ -1,9 +1,20 @@
 import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
 
+/**
+ * Work done by the walks and scans of extraction, counted so that tests can
+ * assert that it grows with the page's size (pathological-pages.spec.ts)
+ * without timing anything: `walkSteps`, nodes stepped over by nextNode (and
+ * parents climbed); `scannedChars`, characters scanned by substring checks
+ * (choose-candidate.ts). Plain numbers in a module: one increment per step.
+ */
+export const workDone = { walkSteps: 0, scannedChars: 0 }
+
 /** The next node after `node` in document order, below `root` (its children first unless `skipChildren`), without recursion. */
 export function nextNode(node: DomNode, root: DomNode, skipChildren = false): DomNode | null {
+  workDone.walkSteps++
   if (!skipChildren && node.firstChild) return node.firstChild
   for (let current: DomNode | null = node; current && current !== root; current = current.parentNode) {
+    workDone.walkSteps++
     if (current.nextSibling) return current.nextSibling
   }
   return null

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
+import { DocumentProcesses, extractTimeoutError } from './document-process.js'
 import type { EncodedBody, ExtractJob, ExtractReady, ExtractReply } from './extract-worker.js'
 
 export interface ExtractPoolOptions {
@@ -21,6 +22,10 @@ export interface ExtractPoolOptions {
   recycleHeapMb?: number
   /** V8 old-generation limit of each worker in MB (default 1024). */
   maxHeapMb?: number
+  /** PDFs read at once, each in a child process of its own (default 2; see DocumentProcesses). */
+  documentProcesses?: number
+  /** Resident memory of each PDF's process in MB, V8 heap and ArrayBuffers alike (default 512). */
+  documentMemoryMb?: number
 }
 
 interface Pending {
@@ -81,6 +86,8 @@ export class ExtractPool {
   readonly workerSource: URL = workerModule()
   private readonly slots: Slot[] = []
   private readonly queue: Pending[] = []
+  /** PDFs: pdf.js holds what it inflates outside the V8 heap, where a worker's heap limit does not reach. */
+  readonly documents: DocumentProcesses
   private nextId = 1
   private closed = false
 
@@ -90,15 +97,21 @@ export class ExtractPool {
     this.recycleAfterJobs = options.recycleAfterJobs ?? 2000
     this.recycleHeapBytes = (options.recycleHeapMb ?? 256) * 1024 * 1024
     this.maxHeapMb = options.maxHeapMb ?? 1024
+    this.documents = new DocumentProcesses({ concurrency: options.documentProcesses, memoryMb: options.documentMemoryMb, timeoutMs: this.parseTimeoutMs })
   }
 
   /**
    * Body bytes to what the model reads (hash, decoding, extraction), first
    * inflated when `encoded` names their content encodings. The bytes'
    * buffer is transferred to the worker when `input.bytes` is all of it, so the
-   * caller must not use them afterwards.
+   * caller must not use them afterwards. A PDF goes to a document process
+   * instead, whose whole memory is capped.
    */
   convert(input: ConvertInput, signal: AbortSignal, encoded?: EncodedBody): Promise<ConvertOutput> {
+    if (input.kind === 'pdf') {
+      if (this.closed) return Promise.reject(new WebError('WEB_FETCH_FAILED', 'The fetch provider has been shut down.'))
+      return this.documents.convert({ input: { ...input, shownUrl: redactUrl(input.url) }, ...(encoded ? { encoded } : {}) }, signal)
+    }
     const { bytes } = input
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
     const job: ExtractJob = { id: this.nextId++, type: 'convert', input: { ...input, shownUrl: redactUrl(input.url) }, ...(encoded ? { encoded } : {}) }
@@ -121,7 +134,7 @@ export class ExtractPool {
   async close(): Promise<void> {
     this.closed = true
     for (const pending of this.queue.splice(0)) this.settle(pending, new WebError('WEB_FETCH_FAILED', 'The fetch provider was shut down.'))
-    await Promise.all(this.slots.splice(0).map((slot) => this.end(slot, new WebError('WEB_FETCH_FAILED', 'The fetch provider was shut down.'))))
+    await Promise.all([this.documents.close(), ...this.slots.splice(0).map((slot) => this.end(slot, new WebError('WEB_FETCH_FAILED', 'The fetch provider was shut down.')))])
   }
 
   /** Workers alive now (for tests and diagnostics). */
@@ -167,14 +180,7 @@ export class ExtractPool {
   }
 
   private startDeadline(slot: Slot, pending: Pending) {
-    slot.timer = setTimeout(() => {
-      const error = new WebError(
-        'WEB_TIMEOUT',
-        `Extracting the text of ${redactUrl(pending.job.input.url)} took longer than ${this.parseTimeoutMs} ms; the page is too large or too complex. Try format "html" with a smaller maxChars, or another page.`,
-        { details: { url: redactUrl(pending.job.input.url), limit: this.parseTimeoutMs } },
-      )
-      void this.end(slot, error)
-    }, this.parseTimeoutMs)
+    slot.timer = setTimeout(() => void this.end(slot, extractTimeoutError(pending.job.input.url, this.parseTimeoutMs)), this.parseTimeoutMs)
   }
 
   private onReply(slot: Slot, reply: ExtractReply) {

@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import type { WebErrorCode, WebErrorDetails } from 'dsh-web'
-import { type ConvertInput, type ConvertOutput, convertDocument } from './convert-body.js'
+import { type ConvertInput, type ConvertOutput, convertBody } from './convert-body.js'
 import { inflateBody } from './decode-body.js'
 import { DocumentError } from './document-error.js'
 
@@ -22,11 +22,12 @@ export type ExtractReply =
 /** Sent once, when the worker's modules are loaded. */
 export type ExtractReady = { ready: true }
 
-parentPort?.on('message', async (job: ExtractJob) => {
+parentPort?.on('message', (job: ExtractJob) => {
   let reply: ExtractReply
   try {
     const input = job.encoded ? { ...job.input, bytes: inflateBody(job.input.bytes, job.encoded.encodings, job.encoded.maxBytes) } : job.input
-    const output = await convertDocument(input)
+    // PDFs never come here: the pool sends them to a document process (document-process.ts).
+    const output = convertBody(input)
     reply = { id: job.id, ok: true, output, heapUsed: getHeapStatistics().used_heap_size }
   } catch (error) {
     const coded = error instanceof DocumentError ? { code: error.code, details: error.details } : {}

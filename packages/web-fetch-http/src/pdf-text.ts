@@ -7,6 +7,13 @@ import type { ExtractOutput } from './extract-html.js'
 /** The library and version named in provenance (`extractor`). */
 export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
 
+/**
+ * The most text one PDF may yield: a body under the byte cap can still
+ * inflate to gigabytes of text operators, and the text crosses to the main
+ * process whole. Four times what the 5 MB default body holds as plain text.
+ */
+export const MAX_PDF_TEXT_CHARS = 20_000_000
+
 /** The marker line before each page's text, in every format. */
 export function pageMarker(pageNumber: number): string {
   return `--- page ${pageNumber} ---`
@@ -31,7 +38,7 @@ interface PdfDocument {
 
 let library: Promise<PdfJs> | undefined
 
-/** pdf.js is loaded on the first PDF only: HTML-only workers never pay for it. */
+/** pdf.js is loaded by the document processes only (document-child.ts): HTML workers never pay for it. */
 function loadPdfJs(): Promise<PdfJs> {
   library ??= import('pdfjs-dist/legacy/build/pdf.mjs') as unknown as Promise<PdfJs>
   return library
@@ -95,8 +102,8 @@ function unreadable(shownUrl: string | undefined, error: unknown): DocumentError
 
 /**
  * A PDF's text layer, page by page, each page after its marker line. pdf.js
- * runs here in the extraction worker, under the pool's deadline and heap
- * limit; eval (used by its font compiler) is off. A PDF with pages but no text
+ * runs here in a document process (document-child.ts), under the pool's
+ * deadline and the process's memory cap; eval (used by its font compiler) is off. A PDF with pages but no text
  * on any is WEB_NO_TEXT_CONTENT (it is most likely scanned: no OCR is run); an
  * encrypted or damaged one is WEB_DOCUMENT_UNREADABLE (both as DocumentError).
  */
@@ -124,6 +131,7 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
     const pageCount = document.numPages
     const info = (await document.getMetadata().catch(() => ({ info: undefined }))).info
     const parts: string[] = []
+    let chars = 0
     const empty: number[] = []
     const warnings: string[] = []
     for (let pageNumber = 1; pageNumber <= pageCount; pageNumber++) {
@@ -137,6 +145,14 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
       }
       if (!text) empty.push(pageNumber)
       parts.push(text ? `${pageMarker(pageNumber)}\n${text}` : pageMarker(pageNumber))
+      chars += parts.at(-1)!.length + 2
+      if (chars > MAX_PDF_TEXT_CHARS) {
+        throw new DocumentError(
+          'WEB_DOCUMENT_TOO_COMPLEX',
+          `The PDF${atUrl(input.shownUrl)} yields more than ${MAX_PDF_TEXT_CHARS.toLocaleString('en-US')} characters of text by page ${pageNumber} of ${pageCount} (its streams expand far beyond its size); it was not read further. Look for a smaller copy or an HTML version of the document.`,
+          { contentType: 'application/pdf', pageCount, limit: MAX_PDF_TEXT_CHARS },
+        )
+      }
     }
     const plural = pageCount === 1 ? 'page' : 'pages'
     if (empty.length === pageCount) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { buildTree } from '../src/build-tree.js'
+import { ELEMENTS_FLOOR, MAX_ELEMENTS, buildTree, elementLimit } from '../src/build-tree.js'
 import { htmlParser } from '../src/parse-html.js'
 import { standardTree, treeLines } from './standard-tree.js'
 
@@ -131,5 +131,34 @@ describe('React streaming segments', () => {
     const document = htmlParser.parse(html, 'https://x.test/')
     assert.equal(document.querySelector('main')!.textContent, 'storyafter')
     assert.equal(document.querySelector('[id="S:9"]')!.hasAttribute('hidden'), false)
+  })
+})
+
+describe('the element limit follows the page size', () => {
+  // 50 formatting elements of distinct classes, re-opened (the standard's reconstruction) in each of 400 paragraphs.
+  const markup = (padding: number) => `<p>${Array.from({ length: 50 }, (_, index) => `<b class="c${index}">`).join('')}x${'<p>x'.repeat(400)}<!--${'.'.repeat(padding)}-->`
+  const elementsOf = (html: string) => {
+    const { document } = buildTree(html)
+    return (document as unknown as { querySelectorAll(selector: string): ArrayLike<unknown> }).querySelectorAll('*').length
+  }
+  // a comment adds characters and no element: counted with room to spare
+  const built = elementsOf(markup(100_000))
+  // padding that makes the limit exactly the elements built: ELEMENTS_FLOOR + floor(chars / 2) = built
+  const exact = 2 * (built - ELEMENTS_FLOOR) - markup(0).length
+
+  it('builds a page of exactly its limit, and refuses one more element than its characters allow', () => {
+    assert.ok(built > ELEMENTS_FLOOR + markup(0).length / 2, `the markup builds ${built} elements from ${markup(0).length} characters`)
+    assert.equal(elementLimit(markup(exact).length), built)
+    assert.equal(elementsOf(markup(exact)), built)
+    assert.equal(elementLimit(markup(exact - 2).length), built - 1)
+    assert.throws(
+      () => buildTree(markup(exact - 2)),
+      (error: { code?: string; message: string; details: { limit: number } }) =>
+        error.code === 'WEB_FETCH_TOO_LARGE' && error.details.limit === built - 1 && new RegExp(`more than ${(built - 1).toLocaleString('en')} elements from`).test(error.message),
+    )
+  })
+
+  it('caps every page at MAX_ELEMENTS', () => {
+    assert.equal(elementLimit(100_000_000), MAX_ELEMENTS)
   })
 })

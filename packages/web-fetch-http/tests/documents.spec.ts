@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { WebError } from 'dsh-web'
+import { ExtractPool } from '../src/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { MAX_JSON_DEPTH } from '../src/json-document.js'
 import { ATOM_FEED, LATIN1_FEED, RSS_FEED } from './feed-fixtures.js'
@@ -17,6 +19,8 @@ const REPORT = writePdf(
 const SCANNED = writePdf([{ rectangles: [[72, 72, 300, 400]] }, { rectangles: [[100, 100, 50, 50]] }])
 const ENCRYPTED = writePdf([{ lines: ['Secret minutes'] }], { userPassword: 'hunter2' })
 const LONG = writePdf(Array.from({ length: 12 }, (_, index) => ({ lines: Array.from({ length: 20 }, (_, line) => `Page ${index + 1} line ${line + 1} of the long document.`) })))
+// 27 KB of PDF whose one content stream (two FlateDecode filters) inflates to 2 GB of white space.
+const BOMB = writePdf([{ lines: ['Inflating page'], inflatesTo: 2 * 1024 ** 3 }])
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(1200, 7)])
 
 const ROUTES: Record<string, [type: string | undefined, body: string | Buffer]> = {
@@ -27,6 +31,7 @@ const ROUTES: Record<string, [type: string | undefined, body: string | Buffer]> 
   '/encrypted.pdf': ['application/pdf', ENCRYPTED],
   '/broken.pdf': ['application/pdf', '%PDF-1.4\nthis is not the rest of a PDF\n'],
   '/long.pdf': ['application/pdf', LONG],
+  '/bomb.pdf': ['application/pdf', BOMB],
   '/feed.rss': ['application/rss+xml; charset=utf-8', RSS_FEED],
   '/feed.atom': ['application/atom+xml', ATOM_FEED],
   '/feed.xml': ['text/xml', RSS_FEED],
@@ -138,6 +143,50 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
       assert.equal(broken.code, 'WEB_DOCUMENT_UNREADABLE')
       assert.match(broken.message, /damaged/)
       assert.equal(broken.details.reason, 'damaged')
+    })
+
+    it('refuses a PDF that inflates past the document memory cap with WEB_DOCUMENT_TOO_COMPLEX (a small PDF drove the process past 1.3 GB), and reads the next PDF', async () => {
+      assert.ok(BOMB.length < 64 * 1024, `the bomb is ${BOMB.length} bytes`)
+      const error = await refusal(get('/bomb.pdf'))
+      assert.equal(error.code, 'WEB_DOCUMENT_TOO_COMPLEX')
+      assert.match(error.message, /needed more than the 512 MB of memory a document reader may use/)
+      assert.match(error.message, /bomb\.pdf \(27 KB\)/)
+      assert.equal(error.details.limit, 512)
+      assert.ok(Number(error.details.reachedBytes) > 512 * 1024 * 1024, String(error.details.reachedBytes))
+      const next = await get('/report.pdf', { format: 'text' })
+      assert.match(next.text, /Quarterly report/)
+    })
+
+    it('reads PDFs in processes of their own, at most documentProcesses at once, each capped by documentMemoryMb', async () => {
+      const pool = new ExtractPool({ size: 1, documentProcesses: 2, documentMemoryMb: 256 })
+      try {
+        const job = (bytes: Buffer) => pool.convert({ bytes: new Uint8Array(bytes), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
+        const outcomes = await Promise.allSettled([job(BOMB), job(BOMB), job(BOMB), job(REPORT)])
+        assert.deepEqual(
+          outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'read' : WebError.is(outcome.reason) ? outcome.reason.code : String(outcome.reason))),
+          ['WEB_DOCUMENT_TOO_COMPLEX', 'WEB_DOCUMENT_TOO_COMPLEX', 'WEB_DOCUMENT_TOO_COMPLEX', 'read'],
+        )
+        assert.match((outcomes[0] as PromiseRejectedResult).reason.message, /more than the 256 MB/)
+        assert.equal(pool.documents.mostAtOnce, 2, 'the other two waited their turn')
+        assert.equal(pool.workerCount, 0, 'no PDF reached an extraction worker')
+      } finally {
+        await pool.close()
+      }
+    })
+
+    it('runs the compiled document child beside the compiled pool, as in production', async () => {
+      const built = (await import(new URL('../dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+      const pool = new built.ExtractPool({ size: 1 })
+      try {
+        assert.equal(pool.documents.childSource.href, new URL('../dist/document-child.js', import.meta.url).href)
+        const output = await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
+        assert.match(output.text, /Quarterly report/)
+        // a second PDF is read by the same process: it held little after the first
+        await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/b.pdf', format: 'text', extract: 'main' }, signal())
+        assert.equal(pool.documents.started, 1)
+      } finally {
+        await pool.close()
+      }
     })
 
     it('runs under the same extraction deadline as HTML pages', async () => {

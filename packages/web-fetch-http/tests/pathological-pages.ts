@@ -9,30 +9,54 @@ const SENTENCE = 'The harbour authority confirmed on Tuesday that the old swing 
 const ARTICLE = `<article><h1>Bridge reopens</h1>${Array.from({ length: 12 }, (_, index) => `<p>${index + 1}. ${SENTENCE.repeat(3)}</p>`).join('\n')}</article>`
 const page = (body: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Pathological</title></head><body>${body}</body></html>`
 
-export const PATHOLOGICAL_PAGES: Record<string, () => string> = {
+/** `scale` multiplies each kind's count (1: the sizes in the names), so that growth with size can be measured. */
+export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   /** The baseline: an ordinary article. */
   'plain article': () => page(ARTICLE),
   /** 60,000 nested blocks around the article. */
-  'nested blocks (60,000 deep)': () => page(`${'<div>'.repeat(60_000)}${ARTICLE}${'</div>'.repeat(60_000)}`),
+  'nested blocks (60,000 deep)': (scale = 1) => page(`${'<div>'.repeat(60_000 * scale)}${ARTICLE}${'</div>'.repeat(60_000 * scale)}`),
   /** 60,000 nested unclosed inline elements before the article. */
-  'nested inline, unclosed (60,000)': () => page(`${'<span>'.repeat(60_000)}${ARTICLE}`),
+  'nested inline, unclosed (60,000)': (scale = 1) => page(`${'<span>'.repeat(60_000 * scale)}${ARTICLE}`),
   /** 200,000 links in a list after the article. */
-  'links (200,000)': () => page(`${ARTICLE}<ul>${Array.from({ length: 200_000 }, (_, index) => `<li><a href="/i/${index}">${index}</a>`).join('')}</ul>`),
+  'links (200,000)': (scale = 1) => page(`${ARTICLE}<ul>${Array.from({ length: 200_000 * scale }, (_, index) => `<li><a href="/i/${index}">${index}</a>`).join('')}</ul>`),
   /** One element with 100,000 attributes. */
-  'attributes on one element (100,000)': () => page(`<div ${Array.from({ length: 100_000 }, (_, index) => `data-a${index}="${index}"`).join(' ')}>${ARTICLE}</div>`),
+  'attributes on one element (100,000)': (scale = 1) => page(`<div ${Array.from({ length: 100_000 * scale }, (_, index) => `data-a${index}="${index}"`).join(' ')}>${ARTICLE}</div>`),
   /** 4 MB of attribute values over 2,000 elements, and one attribute of 1 MB. */
-  'attribute values (5 MB)': () => page(`<div data-blob="${'x'.repeat(1 << 20)}">${ARTICLE}${Array.from({ length: 2_000 }, (_, index) => `<span data-state="${String(index).padEnd(2_000, 'y')}">s</span>`).join('')}</div>`),
+  'attribute values (5 MB)': (scale = 1) => page(`<div data-blob="${'x'.repeat((1 << 20) * scale)}">${ARTICLE}${Array.from({ length: 2_000 * scale }, (_, index) => `<span data-state="${String(index).padEnd(2_000, 'y')}">s</span>`).join('')}</div>`),
   /** 4 MB of white space: between blocks, inside a paragraph, and in pre. */
-  'white space (4 MB)': () => page(`${ARTICLE}${'<div>   \n\t  </div>\n    '.repeat(100_000)}<p>a${' \n'.repeat(500_000)}b</p><pre>${' '.repeat(500_000)}c</pre>`),
+  'white space (4 MB)': (scale = 1) => page(`${ARTICLE}${'<div>   \n\t  </div>\n    '.repeat(100_000 * scale)}<p>a${' \n'.repeat(500_000 * scale)}b</p><pre>${' '.repeat(500_000 * scale)}c</pre>`),
   /** 150,000 sibling paragraphs. */
-  'sibling paragraphs (150,000)': () => page(`${ARTICLE}${'<p>Short line.</p>'.repeat(150_000)}`),
+  'sibling paragraphs (150,000)': (scale = 1) => page(`${ARTICLE}${'<p>Short line.</p>'.repeat(150_000 * scale)}`),
   /** 100,000 unclosed table cells. */
-  'table cells, unclosed (100,000)': () => page(`${ARTICLE}<table><tr>${'<td>cell'.repeat(100_000)}</table>`),
+  'table cells, unclosed (100,000)': (scale = 1) => page(`${ARTICLE}<table><tr>${'<td>cell'.repeat(100_000 * scale)}</table>`),
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph
    * clones every <b> still open, so the tree grows with the square of the
    * tags: 20,000 tags would make 200 million elements.
    */
-  're-opened formatting (20,000)': () => page(`${ARTICLE}${Array.from({ length: 20_000 }, (_, index) => `<p><b class="c${index}">x`).join('')}`),
+  're-opened formatting (20,000)': (scale = 1) => page(`${ARTICLE}${Array.from({ length: 20_000 * scale }, (_, index) => `<p><b class="c${index}">x`).join('')}`),
+}
+
+/**
+ * An ordinary page of about `bytes` bytes, the yardstick each pathological
+ * kind is measured against: an article of sections (a heading, paragraphs
+ * with a few inline links and emphasis, now and then a short list), a header
+ * and a footer of links, nesting a few levels deep.
+ */
+export function normalPage(bytes: number): string {
+  const sections: string[] = []
+  let size = 0
+  for (let index = 0; size < bytes; index++) {
+    const section =
+      `<section id="s${index}"><h2>Part ${index + 1}: the bridge</h2>` +
+      `<p>${SENTENCE}<a href="/story/${index}">Read the council's notice</a> and <em>the engineers' report</em>. ${SENTENCE}</p>` +
+      `<p>${SENTENCE.repeat(2)}<strong>Traffic</strong> returns in stages.</p>` +
+      (index % 4 === 0 ? `<ul><li>Stage one: pedestrians</li><li>Stage two: cyclists</li><li><a href="/map/${index}">Map</a></li></ul>` : '') +
+      `<p>${SENTENCE}</p></section>\n`
+    sections.push(section)
+    size += section.length
+  }
+  const links = Array.from({ length: 12 }, (_, index) => `<li><a href="/section/${index}">Section ${index}</a></li>`).join('')
+  return page(`<header><nav><ul>${links}</ul></nav></header><main><article><h1>Bridge reopens</h1>${sections.join('')}</article></main><footer><ul>${links}</ul></footer>`)
 }

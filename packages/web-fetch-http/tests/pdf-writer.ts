@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { deflateSync } from 'node:zlib'
 
 /**
  * A minimal PDF writer for test fixtures: pages of text in the standard
@@ -13,6 +14,12 @@ export interface PdfPage {
   lines?: string[]
   /** Filled rectangles [x, y, width, height], drawn as vector art. */
   rectangles?: [number, number, number, number][]
+  /**
+   * Bytes of white space the page's content stream inflates to, after its
+   * operators: the stream is compressed twice (two FlateDecode filters), so a
+   * gigabyte takes a few kilobytes of PDF, as a decompression bomb does.
+   */
+  inflatesTo?: number
 }
 
 export interface PdfOptions {
@@ -92,6 +99,55 @@ function contentStream(page: PdfPage): string {
   return operators.join('\n')
 }
 
+/** Bits into bytes, least significant bit first (RFC 1951, 3.1.1). */
+class BitWriter {
+  private readonly bytes: Uint8Array
+  private bit = 0
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(capacity)
+  }
+  /** A Huffman code, most significant bit first. */
+  code(value: number, length: number) {
+    for (let index = length - 1; index >= 0; index--) this.bits((value >> index) & 1, 1)
+  }
+  bits(value: number, length: number) {
+    for (let index = 0; index < length; index++, this.bit++) if ((value >> index) & 1) this.bytes[this.bit >> 3]! |= 1 << (this.bit & 7)
+  }
+  done(): Uint8Array {
+    return this.bytes.subarray(0, (this.bit + 7) >> 3)
+  }
+}
+
+/**
+ * A zlib stream of `text` followed by `1 + 258 * matches` spaces, written by
+ * hand so that no gigabyte is ever held: one fixed-Huffman block, the text's
+ * bytes and a space as literals (ASCII only), then matches of length 258 at
+ * distance 1 (13 bits each), then the Adler-32.
+ */
+function zlibWithSpaces(text: Buffer, matches: number): Buffer {
+  const writer = new BitWriter(16 + text.length + Math.ceil((13 * matches) / 8))
+  writer.bits(1, 1) // BFINAL
+  writer.bits(1, 2) // BTYPE 01: fixed Huffman codes
+  for (const byte of [...text, 0x20]) writer.code(0x30 + byte, 8) // literals 0-143
+  for (let index = 0; index < matches; index++) {
+    writer.code(0b11000101, 8) // length code 285: 258 bytes
+    writer.code(0, 5) // distance code 0: 1 byte back
+  }
+  writer.code(0, 7) // end of block (256)
+  let a = 1n
+  let b = 0n
+  for (const byte of text) {
+    a = (a + BigInt(byte)) % 65521n
+    b = (b + a) % 65521n
+  }
+  const spaces = BigInt(1 + 258 * matches)
+  b = (b + spaces * a + (32n * spaces * (spaces + 1n)) / 2n) % 65521n
+  a = (a + 32n * spaces) % 65521n
+  const adler = Buffer.alloc(4)
+  adler.writeUInt32BE(Number((b << 16n) | a))
+  return Buffer.concat([Buffer.from([0x78, 0x01]), writer.done(), adler])
+}
+
 /** The bytes of a PDF with the given pages. */
 export function writePdf(pages: PdfPage[], options: PdfOptions = {}): Buffer {
   const objects: (string | { dictionary: string; stream: Buffer })[] = []
@@ -102,10 +158,12 @@ export function writePdf(pages: PdfPage[], options: PdfOptions = {}): Buffer {
   add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>')
   const kids: number[] = []
   for (const page of pages) {
-    const raw = Buffer.from(contentStream(page), 'latin1')
+    const operators = Buffer.from(`${contentStream(page)}\n`, 'latin1')
+    const raw = page.inflatesTo ? deflateSync(zlibWithSpaces(operators, Math.ceil(page.inflatesTo / 258))) : operators
     const streamNumber = objects.length + 1
     const stream = crypt ? rc4(objectKey(crypt.key, streamNumber), raw) : raw
-    add({ dictionary: `<< /Length ${stream.length} >>`, stream })
+    const filter = page.inflatesTo ? ' /Filter [/FlateDecode /FlateDecode]' : ''
+    add({ dictionary: `<< /Length ${stream.length}${filter} >>`, stream })
     add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${streamNumber} 0 R >>`)
     kids.push(objects.length)
   }

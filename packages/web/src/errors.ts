@@ -28,6 +28,7 @@ export const WEB_ERROR_MESSAGES = {
   WEB_UNSUPPORTED_CONTENT_TYPE: 'The content type of the response is not supported.',
   WEB_NO_TEXT_CONTENT: 'The response has no text content.',
   WEB_DOCUMENT_UNREADABLE: 'The document is encrypted or damaged, and its text cannot be read.',
+  WEB_DOCUMENT_TOO_COMPLEX: 'Reading the document needs more memory or output than a document reader may use.',
   WEB_HTTP_STATUS: 'The server answered with an error status.',
   WEB_ARTIFACT_WRITE_FAILED: 'The complete content could not be written to an artifact file.',
 } as const
