@@ -62,6 +62,8 @@ describe('allowlist policy, web_fetch and the HTTP fetcher hold every redirect h
       // resolves to a trusted address is not trusted. c.test is trusted too, so
       // that only the domain list can stop the hop to it.
       privateHosts: ['127.0.0.1', 'a.test', 'b.test', 'www.b.test', 'c.test'],
+      // The direct route, whatever proxy the machine's environment names.
+      proxy: { noProxy: ['*'] },
     })
     ctx.plugin(toolWeb, { search: false, fetch: true })
     await ctx.start()

@@ -4,7 +4,7 @@ import { WebError } from 'dsh-web'
 import { AddressPolicy } from '../src/address-policy.js'
 import { blockedRange } from '../src/ip-ranges.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { fakeLookup, refusal } from './helpers.js'
+import { fakeLookup, refusal, DIRECT } from './helpers.js'
 
 // Every entry of the IANA special-purpose registries that is not globally
 // reachable, with its first and last address (boundaries) where it matters.
@@ -159,7 +159,7 @@ describe('address policy: vet() never connects', () => {
     'v6.test': ['2606:4700::6810:84e5'],
     'loopback.test': ['127.0.0.1'],
   })
-  const fetcher = createHttpFetcher({ lookup, privateHosts: ['loopback.test', '10.9.0.0/16', 'fd00::/64'] })
+  const fetcher = createHttpFetcher({ env: DIRECT, lookup, privateHosts: ['loopback.test', '10.9.0.0/16', 'fd00::/64'] })
 
   it('returns the host and its checked addresses for a public name', async () => {
     assert.deepEqual(await fetcher.vet('https://public.test/a?b=1'), {
@@ -243,7 +243,7 @@ describe('address policy: vet() never connects', () => {
   })
 
   it('says when a name resolves to something that is not an IP address', async () => {
-    const odd = createHttpFetcher({ lookup: (_hostname, _options, callback) => callback(null, [{ address: 'not-an-ip', family: 4 }]) })
+    const odd = createHttpFetcher({ env: DIRECT, lookup: (_hostname, _options, callback) => callback(null, [{ address: 'not-an-ip', family: 4 }]) })
     const error = await refusal(odd.vet('http://odd.test/'))
     assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
     assert.equal(error.message, 'The host odd.test resolved to "not-an-ip", which is not an IP address; it is not fetched.')
@@ -254,6 +254,7 @@ describe('address policy: vet() never connects', () => {
   it('resolves a name once, with { all: true }', async () => {
     const calls: unknown[] = []
     const counting = createHttpFetcher({
+    env: DIRECT,
       lookup: (hostname, options, callback) => {
         calls.push([hostname, options])
         callback(null, [{ address: '93.184.216.34', family: 4 }])
@@ -274,13 +275,13 @@ describe('address policy: vet() never connects', () => {
     // another name for the trusted address is not trusted
     assert.equal((await refusal(fetcher.vet('http://127.0.0.1/'))).code, 'WEB_BLOCKED_ADDRESS')
     // a name that resolves into a trusted range is not trusted either
-    const named = createHttpFetcher({ lookup: fakeLookup({ 'inside.test': ['10.9.0.7'] }), privateHosts: ['10.9.0.0/16'] })
+    const named = createHttpFetcher({ env: DIRECT, lookup: fakeLookup({ 'inside.test': ['10.9.0.7'] }), privateHosts: ['10.9.0.0/16'] })
     assert.equal((await refusal(named.vet('http://inside.test/'))).code, 'WEB_BLOCKED_ADDRESS')
     await named.close()
   })
 
   it('refuses a privateHosts entry that is not a host, address or range', () => {
-    assert.throws(() => createHttpFetcher({ privateHosts: ['10.0.0.0/99'] }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT')
+    assert.throws(() => createHttpFetcher({ env: DIRECT, privateHosts: ['10.0.0.0/99'] }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT')
   })
 
   it('applies allowed and blocked domain lists to the host and its subdomains', async () => {
@@ -322,7 +323,7 @@ describe('address policy: vet() never connects', () => {
   it('refuses a domain list entry that is not an accepted form: at start for the operator\'s lists, at the call for a request\'s', () => {
     for (const [key, entry] of [['allowedDomains', 'exa mple.com'], ['blockedDomains', '*example.com'], ['blockedDomains', 'https://user@example.com/']] as const) {
       assert.throws(
-        () => createHttpFetcher({ [key]: ['ok.test', entry] }),
+        () => createHttpFetcher({ env: DIRECT, [key]: ['ok.test', entry] }),
         (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && error.message.startsWith(`${key}[1] ${JSON.stringify(entry)} is not a valid domain list entry`) && /Accepted forms: example\.com/.test(error.message),
         entry,
       )

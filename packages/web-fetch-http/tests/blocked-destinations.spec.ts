@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, fakeLookup, signal, startServer, refusal } from './helpers.js'
+import { type TestServer, fakeLookup, signal, startServer, refusal, DIRECT } from './helpers.js'
 
 
 describe('blocked destinations on loopback', () => {
@@ -34,7 +34,7 @@ describe('blocked destinations on loopback', () => {
   const lookup = fakeLookup({ 'trusted.test': ['127.0.0.1'], 'www.trusted.test': ['127.0.0.1'], 'alias.test': ['127.0.0.1'] })
 
   it('refuses loopback by default, before any connection', async () => {
-    const fetcher = createHttpFetcher({ lookup })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup })
     const error = await refusal(fetcher.fetch({ url: `${server.origin}/default` }, { signal: signal() }))
     assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
     assert.equal(error.details.range, '127.0.0.0/8')
@@ -45,7 +45,7 @@ describe('blocked destinations on loopback', () => {
   })
 
   it('allows a trusted name, keeps its Host header, and lists the redirect chain', async () => {
-    const fetcher = createHttpFetcher({ lookup, privateHosts: ['trusted.test', 'www.trusted.test'] })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, privateHosts: ['trusted.test', 'www.trusted.test'] })
     const document = await fetcher.fetch({ url: `http://trusted.test:${server.port}/hop`, format: 'text' }, { signal: signal() })
     assert.equal(document.text, 'you reached /final')
     assert.equal(document.url, `http://www.trusted.test:${server.port}/final`)
@@ -58,7 +58,7 @@ describe('blocked destinations on loopback', () => {
   })
 
   it('does not let trust leak through a redirect to the same address, by literal or by another name', async () => {
-    const fetcher = createHttpFetcher({ lookup, privateHosts: ['trusted.test'] })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, privateHosts: ['trusted.test'] })
     const literal = await refusal(fetcher.fetch({ url: `http://trusted.test:${server.port}/leak-literal` }, { signal: signal() }))
     assert.equal(literal.code, 'WEB_BLOCKED_ADDRESS')
     const alias = await refusal(fetcher.fetch({ url: `http://trusted.test:${server.port}/leak-name` }, { signal: signal() }))
@@ -74,7 +74,7 @@ describe('blocked destinations on loopback', () => {
     await new Promise<void>((resolve, reject) => v6.once('error', reject).listen(0, '::1', resolve))
     t.after(() => new Promise<void>((resolve) => v6.close(() => resolve())))
     const port = (v6.address() as { port: number }).port
-    const fetcher = createHttpFetcher({ privateHosts: ['::1'] })
+    const fetcher = createHttpFetcher({ env: DIRECT, privateHosts: ['::1'] })
     const document = await fetcher.fetch({ url: `http://[::1]:${port}/`, format: 'text' }, { signal: signal() })
     assert.equal(document.text, 'over IPv6')
     assert.equal(document.provenance.address, '::1')
@@ -82,21 +82,21 @@ describe('blocked destinations on loopback', () => {
   })
 
   it('resolve gives fixed answers that are still vetted unless privateHosts names the host', async () => {
-    const pinnedOnly = createHttpFetcher({ resolve: { 'local.test': '127.0.0.1' } })
+    const pinnedOnly = createHttpFetcher({ env: DIRECT, resolve: { 'local.test': '127.0.0.1' } })
     const refused = await refusal(pinnedOnly.fetch({ url: `http://local.test:${server.port}/resolved` }, { signal: signal() }))
     assert.equal(refused.code, 'WEB_BLOCKED_ADDRESS')
     assert.deepEqual((await pinnedOnly.vet('http://LOCAL.test./x').catch((error) => error)).details.address, '127.0.0.1')
     await pinnedOnly.close()
-    const trusted = createHttpFetcher({ resolve: { 'local.test': '127.0.0.1' }, privateHosts: ['local.test'] })
+    const trusted = createHttpFetcher({ env: DIRECT, resolve: { 'local.test': '127.0.0.1' }, privateHosts: ['local.test'] })
     const document = await trusted.fetch({ url: `http://local.test:${server.port}/resolved`, format: 'text' }, { signal: signal() })
     assert.equal(document.text, 'you reached /resolved')
     assert.ok(hosts.includes(`local.test:${server.port}`))
     await trusted.close()
-    assert.throws(() => createHttpFetcher({ resolve: { 'bad.test': 'not-an-ip' } }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT')
+    assert.throws(() => createHttpFetcher({ env: DIRECT, resolve: { 'bad.test': 'not-an-ip' } }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT')
   })
 
   it('trusts a literal address only when it is named', async () => {
-    const fetcher = createHttpFetcher({ lookup, privateHosts: ['127.0.0.1'] })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, privateHosts: ['127.0.0.1'] })
     const document = await fetcher.fetch({ url: `${server.origin}/literal`, format: 'text' }, { signal: signal() })
     assert.equal(document.text, 'you reached /literal')
     assert.equal((await refusal(fetcher.fetch({ url: `http://alias.test:${server.port}/x` }, { signal: signal() }))).code, 'WEB_BLOCKED_ADDRESS')

@@ -11,7 +11,7 @@ import { extractHtml } from '../src/extract-html.js'
 import { htmlParser } from '../src/parse-html.js'
 import { ExtractPool } from '../src/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
+import { type TestServer, fakeLookup, signal, startServer, DIRECT } from './helpers.js'
 
 // Snapshots in fixtures/<page>.expected.*; UPDATE_SNAPSHOTS=1 rewrites them (review the diff).
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url)
@@ -39,7 +39,7 @@ describe('extraction snapshots, fetched end to end', () => {
     await server.close()
     await fetcher.close()
   })
-  const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'news.example.com': ['127.0.0.1'] }), privateHosts: ['news.example.com'] })
+  const fetcher = createHttpFetcher({ env: DIRECT, lookup: fakeLookup({ 'news.example.com': ['127.0.0.1'] }), privateHosts: ['news.example.com'] })
   const fetchPage = (page: string, format: FetchFormat, extract: 'main' | 'full' = 'main') =>
     fetcher.fetch({ url: `${origin}${PATH}&page=${page}`, format, extract }, { signal: signal() })
 

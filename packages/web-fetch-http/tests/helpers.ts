@@ -16,6 +16,14 @@ export interface TestServer {
 }
 
 /** A node:http server on 127.0.0.1:0; every socket is ended on close. */
+/**
+ * The environment a fetcher of the direct route reads its proxy variables
+ * from: none, whatever the machine sets (many corporate machines name a
+ * proxy, and .ci/run names one at a closed port). A test of the proxy route
+ * passes its own.
+ */
+export const DIRECT: Record<string, string | undefined> = {}
+
 export function startServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<TestServer> {
   const hits: string[] = []
   return listen(

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { extractHtml } from '../src/extract-html.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
+import { type TestServer, fakeLookup, signal, startServer, DIRECT } from './helpers.js'
 import { textsOf, visibleText } from './standard-tree.js'
 
 // Pages whose markup is broken in the ways real pages are. What each should yield is derived from
@@ -65,7 +65,7 @@ describe('malformed markup: what a browser shows is what extraction reads', () =
 
 describe('malformed markup through the real fetcher on loopback', () => {
   let server: TestServer
-  const fetcher = createHttpFetcher({ lookup: fakeLookup({ 'news.test': ['127.0.0.1'] }), privateHosts: ['news.test'] })
+  const fetcher = createHttpFetcher({ env: DIRECT, lookup: fakeLookup({ 'news.test': ['127.0.0.1'] }), privateHosts: ['news.test'] })
   before(async () => {
     server = await startServer((request, response) => {
       const page = pages.find((candidate) => `/${candidate.name}` === request.url)

@@ -10,7 +10,7 @@ import type { DomElement } from '../src/dom.js'
 import { MAX_CHILDREN, boundTree } from '../src/flatten-deep.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { toPlainText } from '../src/to-text.js'
-import { type TestServer, fakeLookup, signal, startServer } from './helpers.js'
+import { type TestServer, fakeLookup, signal, startServer, DIRECT } from './helpers.js'
 import { PATHOLOGICAL_PAGES, normalPage } from './pathological-pages.js'
 
 // Each generated page either comes back with its article or ends with the typed error that says what
@@ -21,6 +21,7 @@ const ARTICLE_START = '1. The harbour authority confirmed on Tuesday'
 describe('pathological pages through the real fetcher on loopback', () => {
   let server: TestServer
   const fetcher = createHttpFetcher({
+    env: DIRECT,
     lookup: fakeLookup({ 'huge.test': ['127.0.0.1'] }),
     privateHosts: ['huge.test'],
     maxBytes: 8 * 1024 * 1024,

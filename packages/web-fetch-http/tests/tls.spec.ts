@@ -8,7 +8,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { type TestServer, type TlsTestServer, fakeLookup, signal, startServer, startTlsServer, refusal } from './helpers.js'
+import { type TestServer, type TlsTestServer, fakeLookup, signal, startServer, startTlsServer, refusal, DIRECT } from './helpers.js'
 import { CERTIFICATE_NAMES, loadTestCertificates } from './tls-certificates.js'
 
 describe('test certificates', () => {
@@ -61,7 +61,7 @@ describe('https with the original host name on a pinned address', () => {
   })
 
   it('sends SNI and Host of the original name to the pinned address', async () => {
-    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['secure.test'], ca: certificates.ca })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, resolve, privateHosts: ['secure.test'], ca: certificates.ca })
     try {
       hosts.length = 0
       const document = await fetcher.fetch({ url: `https://secure.test:${secure.port}/page`, format: 'text' }, { signal: signal() })
@@ -78,7 +78,7 @@ describe('https with the original host name on a pinned address', () => {
   })
 
   it('refuses a certificate for another name with WEB_FETCH_FAILED (verification stays on)', async () => {
-    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['secure.test'], ca: certificates.ca })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, resolve, privateHosts: ['secure.test'], ca: certificates.ca })
     try {
       const before = impostor.serverNames.length
       const error = await refusal(fetcher.fetch({ url: `https://secure.test:${impostor.port}/page` }, { signal: signal() }))
@@ -92,7 +92,7 @@ describe('https with the original host name on a pinned address', () => {
   })
 
   it('refuses a certificate from a CA it was not given, even with NODE_TLS_REJECT_UNAUTHORIZED=0', async () => {
-    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['secure.test'] })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, resolve, privateHosts: ['secure.test'] })
     const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED
     const hits = secure.hits.length
     try {
@@ -111,7 +111,7 @@ describe('https with the original host name on a pinned address', () => {
   })
 
   it('follows a redirect from http on a trusted name to https, vetting the hop and listing the chain', async () => {
-    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['trusted.test', 'secure.test'], ca: certificates.ca })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, resolve, privateHosts: ['trusted.test', 'secure.test'], ca: certificates.ca })
     try {
       hosts.length = 0
       const names = secure.serverNames.length
@@ -131,7 +131,7 @@ describe('https with the original host name on a pinned address', () => {
   })
 
   it('refuses the https hop of a redirect to a name the operator did not trust, before any handshake', async () => {
-    const fetcher = createHttpFetcher({ lookup, resolve, privateHosts: ['trusted.test'], ca: certificates.ca })
+    const fetcher = createHttpFetcher({ env: DIRECT, lookup, resolve, privateHosts: ['trusted.test'], ca: certificates.ca })
     try {
       const names = secure.serverNames.length
       const error = await refusal(fetcher.fetch({ url: `http://trusted.test:${plain.port}/to-secure` }, { signal: signal() }))
@@ -145,7 +145,7 @@ describe('https with the original host name on a pinned address', () => {
 
   it('refuses a ca option that is not PEM certificates', () => {
     assert.throws(
-      () => createHttpFetcher({ ca: 'not a certificate' }),
+      () => createHttpFetcher({ env: DIRECT, ca: 'not a certificate' }),
       (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && /PEM/.test(error.message),
     )
   })
