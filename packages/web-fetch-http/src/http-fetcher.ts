@@ -66,6 +66,10 @@ export interface HttpFetcherOptions {
   extractWorkers?: number
   /** A worker is replaced after this many pages (default 2000). */
   recycleAfterJobs?: number
+  /** PDFs read at once, each in a child process of its own (default 2). */
+  documentProcesses?: number
+  /** Resident memory of each PDF's process in MB (default 512). */
+  documentMemoryMb?: number
   /** Readability gives up on pages with more elements than this (default 200,000; 0 = no limit). */
   maxElemsToParse?: number
   /** The proxy route; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY (docs/security.md, "Through a proxy"). */
@@ -176,7 +180,13 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   const limited = hasSiteLimits(siteLimits)
   // Artifacts are files of this machine: remembered here, never in the shared cache.
   const artifacts = new Map<string, ArtifactRef>()
-  const pool = new ExtractPool({ size: options.extractWorkers, parseTimeoutMs: options.extractTimeoutMs, recycleAfterJobs: options.recycleAfterJobs })
+  const pool = new ExtractPool({
+    size: options.extractWorkers,
+    parseTimeoutMs: options.extractTimeoutMs,
+    recycleAfterJobs: options.recycleAfterJobs,
+    documentProcesses: options.documentProcesses,
+    documentMemoryMb: options.documentMemoryMb,
+  })
   const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
   // Built once here, not per connection: parsing the roots takes tens of milliseconds.
   const secureContext = options.ca === undefined ? undefined : trustContext(options.ca)

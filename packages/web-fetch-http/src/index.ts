@@ -21,6 +21,8 @@ export interface Config {
   extractTimeoutMs: number
   extractWorkers?: number
   recycleAfterJobs: number
+  documentProcesses: number
+  documentMemoryMb: number
   proxy?: ProxyOptions
 }
 
@@ -44,6 +46,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),
   extractWorkers: Schema.natural().min(1).max(16).description('Extraction worker threads (default: cores − 1, 1 to 4).'),
   recycleAfterJobs: Schema.natural().min(1).default(2000).description('An extraction worker is replaced after this many pages (a new one runs slower until V8 has optimised it).'),
+  documentProcesses: Schema.natural().min(1).max(8).default(2).description('PDFs read at once, each in a child process of its own (idle ones included); further PDFs wait within their deadline. With documentMemoryMb, bounds what PDFs hold: documentProcesses x documentMemoryMb.'),
+  documentMemoryMb: Schema.natural().min(64).max(4096).default(512).description('Resident memory of one PDF\'s process, V8 heap and ArrayBuffers alike; past it the process is killed and the fetch ends with WEB_DOCUMENT_TOO_COMPLEX.'),
   // A union with undefined: no `proxy` key unless the row writes one.
   proxy: Schema.union([
     Schema.object({

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { Context } from 'cordis'
+import * as web from 'dsh-web'
 import { WebError } from 'dsh-web'
+import * as fetchHttp from '../src/index.js'
 import { ExtractPool } from '../src/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { MAX_JSON_DEPTH } from '../src/json-document.js'
@@ -155,6 +158,22 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
       assert.ok(Number(error.details.reachedBytes) > 512 * 1024 * 1024, String(error.details.reachedBytes))
       const next = await get('/report.pdf', { format: 'text' })
       assert.match(next.text, /Quarterly report/)
+    })
+
+    it('takes documentMemoryMb from the fetch row: the plugin mounted with 192 refuses the bomb at 192 MB', async () => {
+      const ctx = new Context()
+      ctx.plugin(web, { fetchProvider: 'http' })
+      ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1'], timeoutMs: 60_000, extractTimeoutMs: 60_000, documentMemoryMb: 192, documentProcesses: 1 })
+      await ctx.start()
+      await ctx.lifecycle.flush()
+      try {
+        const error = await refusal(ctx.web.fetch({ url: `${server.origin}/bomb.pdf` }, { signal: signal() }))
+        assert.equal(error.code, 'WEB_DOCUMENT_TOO_COMPLEX')
+        assert.match(error.message, /needed more than the 192 MB of memory a document reader may use/)
+        assert.equal(error.details.limit, 192)
+      } finally {
+        await ctx.stop()
+      }
     })
 
     it('reads PDFs in processes of their own, at most documentProcesses at once, each capped by documentMemoryMb', async () => {
