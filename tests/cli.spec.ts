@@ -118,6 +118,19 @@ describe('dsh CLI', () => {
     }
   })
 
+  it('a misspelled preset is a usage error: exit 2, the nearest name suggested, USAGE in --json', async () => {
+    for (const command of [['tools'], ['compose'], ['doctor'], ['mcp', 'token', 'list']]) {
+      const result = await dsh([...command, '--preset', 'standrd'], { home })
+      assert.equal(result.code, 2, `${command.join(' ')}: ${result.stderr}`)
+      assert.match(result.stderr, /There is no preset "standrd" \(did you mean standard\?\): --preset takes the name of a shipped preset \(minimal, ptc, standard, web\)/)
+    }
+    const far = await dsh(['tools', '--json', '--preset', 'nothing-like-it'], { home })
+    assert.equal(far.code, 2)
+    const document = JSON.parse(far.stdout)
+    assert.equal(document.error.code, 'USAGE')
+    assert.doesNotMatch(document.error.message, /did you mean/)
+  })
+
   it('sends errors to stderr with a non-zero exit and nothing on stdout', async () => {
     const unknown = await dsh(['frobnicate'], { home })
     assert.equal(unknown.code, 2)

@@ -32,6 +32,8 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
       compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config, rowPatches }),
     )
   } catch (error: any) {
+    // A preset the command line names that is not there is the command line's mistake (exit 2), like a flag in the wrong form.
+    if (error?.usage === true) throw error
     checks.push({ id: 'composition', status: 'fail', message: `the composition does not load: ${error?.message ?? error}`, fix: 'fix the file and row the message names' })
   }
   try {

@@ -22,15 +22,16 @@ export const EXIT_USAGE = 2
 
 /** The code an error reports: its own stable code when it has one (CompositionError, SessionError, ...), else FAILED. */
 export function errorCode(error: unknown): string {
-  if (error instanceof UsageError) return 'USAGE'
+  if (error instanceof UsageError || (error as { usage?: unknown } | null)?.usage === true) return 'USAGE'
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) return code
   if ((error as { name?: unknown } | null)?.name === 'CompositionError') return 'COMPOSITION_INVALID'
   return 'FAILED'
 }
 
+/** 2 for a usage error: the command line's own (UsageError) or a name it gave that is not there (a CompositionError marked usage, e.g. a misspelled preset). */
 export function exitCodeOf(error: unknown): number {
-  return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE
+  return error instanceof UsageError || (error as { usage?: unknown } | null)?.usage === true ? EXIT_USAGE : EXIT_FAILURE
 }
 
 export function errorMessage(error: unknown): string {

@@ -100,7 +100,11 @@ export function layerFiles(options: ComposeOptions): string[] {
     // A preset is a name among the shipped ones, never a path.
     const presets = listPresets(configDir)
     if (!presets.includes(options.preset)) {
-      throw new CompositionError(`There is no preset "${options.preset}": --preset takes the name of a shipped preset (${presets.join(', ') || 'none'}); for a file of your own use --config FILE.`)
+      const near = closestName(options.preset, presets)
+      throw new CompositionError(
+        `There is no preset "${options.preset}"${near ? ` (did you mean ${near}?)` : ''}: --preset takes the name of a shipped preset (${presets.join(', ') || 'none'}); for a file of your own use --config FILE.`,
+        { usage: true },
+      )
     }
     files.push(join(configDir, 'presets', `${options.preset}.cordis.yml`))
   }
@@ -353,4 +357,22 @@ export function resolvePackage(name: string, from: string[]): string {
       `(npm install ${name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')} in your config folder, or npm install -g beside a global dsh), or fix the row's "name". ` +
       'The package dsh-cli installs dsh with every plugin the shipped compositions name.',
   )
+}
+
+/** The name within two edits of `given` (a typo), when exactly one is nearest. */
+function closestName(given: string, names: string[]): string | undefined {
+  const scored = names.map((name) => ({ name, distance: editDistance(given.toLowerCase(), name.toLowerCase()) })).filter((entry) => entry.distance <= 2)
+  scored.sort((a, b) => a.distance - b.distance)
+  return scored.length && (scored.length === 1 || scored[0]!.distance < scored[1]!.distance) ? scored[0]!.name : undefined
+}
+
+/** Levenshtein distance; the names are short (a preset's). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = current
+  }
+  return previous[b.length]!
 }

@@ -18,9 +18,13 @@ const ROW_KEYS = new Set(['id', 'name', 'config', 'disabled'])
 const ROW_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
 export class CompositionError extends Error {
-  constructor(message: string) {
+  /** True when the command line named something that is not there (a preset): the CLI exits 2, as for any usage error. */
+  readonly usage: boolean
+
+  constructor(message: string, options: { usage?: boolean } = {}) {
     super(message)
     this.name = 'CompositionError'
+    this.usage = options.usage ?? false
   }
 }
 
