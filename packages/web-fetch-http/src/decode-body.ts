@@ -148,7 +148,7 @@ const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, 
 
 /** What a body over the byte cap is told (WEB_FETCH_TOO_LARGE), here and in read-body.ts. */
 export function tooLargeMessage(maxBytes: number, decompressed: boolean): string {
-  return `The response is larger than the limit of ${maxBytes} bytes${decompressed ? ' (after decompression)' : ''}; it was not read to the end.`
+  return `The response is larger than the limit of ${maxBytes} bytes${decompressed ? ' (after decompression)' : ''}; it was not read to the end. The limit is maxBytes of the web-fetch-http row (an operator's setting); read another source, or ask the operator to raise it.`
 }
 
 /** What a body that does not decompress is told (WEB_FETCH_FAILED), here and in read-body.ts. */

@@ -64,7 +64,7 @@ describe('content encodings undone in the worker', () => {
     assert.throws(() => inflateBody(bomb, ['gzip'], 100_000), (error: unknown) => {
       assert.ok(error instanceof DocumentError)
       assert.equal(error.code, 'WEB_FETCH_TOO_LARGE')
-      assert.equal(error.message, 'The response is larger than the limit of 100000 bytes (after decompression); it was not read to the end.')
+      assert.equal(error.message, 'The response is larger than the limit of 100000 bytes (after decompression); it was not read to the end. The limit is maxBytes of the web-fetch-http row (an operator\'s setting); read another source, or ask the operator to raise it.')
       assert.deepEqual(error.details, { limit: 100_000 })
       return true
     })

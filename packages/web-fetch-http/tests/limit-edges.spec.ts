@@ -54,6 +54,7 @@ describe('fetch limits at N and N+1', () => {
     const refused = await refusal(get(`/plain?size=${CAP + 1}`))
     assert.equal(refused.code, 'WEB_FETCH_TOO_LARGE')
     assert.equal(refused.details.limit, CAP)
+    assert.match(refused.message, new RegExp(`larger than the limit of ${CAP} bytes; it was not read to the end\\. The limit is maxBytes of the web-fetch-http row`), 'the refusal names the setting to change')
   })
 
   for (const encoding of ['gzip', 'br']) {
