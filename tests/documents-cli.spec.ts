@@ -76,6 +76,14 @@ describe('dsh fetch reads documents that are not HTML from a loopback server', (
     assert.match(result.stdout, /## 1\. Entry one\n\n- link: https:\/\/atom\.test\/one\n- date: 2025-06-12T08:00:00\.000Z\n\nSummary & more\n\n## 2\. Entry two/)
   })
 
+  it('a 404 prints the page the server sent (fenced, on stdout) and says on stderr that the fetch failed with its status', async () => {
+    const result = await fetch('/missing-page')
+    assert.equal(result.code, 1)
+    assert.match(result.stdout, /HTTP 404/)
+    assert.match(result.stdout, /<untrusted-content id="[^"]+"[^>]*>\n(?:.*\n)*?not here\n/)
+    assert.match(result.stderr, /dsh: web_fetch failed: WEB_HTTP_STATUS: The server answered 404 Not Found; the text is the page it sent with that status \(often an error page, not the content asked for\)\./)
+  })
+
   it('a scanned PDF and an image: typed errors naming the page count, and the type and size', async () => {
     const failed = async (path: string) => {
       const result = await fetch(path, '--json')

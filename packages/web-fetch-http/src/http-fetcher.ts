@@ -378,7 +378,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       warnings,
     }
     if (document.status < 200 || document.status > 299) {
-      result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${document.status}${STATUS_CODES[document.status] ? ` ${STATUS_CODES[document.status]}` : ''}; the text is the page it sent with that status.` }
+      result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${document.status}${STATUS_CODES[document.status] ? ` ${STATUS_CODES[document.status]}` : ''}; the text is the page it sent with that status (often an error page, not the content asked for).` }
     }
     for (const key of Object.keys(result) as (keyof FetchedDocument)[]) if (result[key] === undefined) delete result[key]
     for (const key of Object.keys(result.provenance) as (keyof FetchedDocument['provenance'])[]) if (result.provenance[key] === undefined) delete result.provenance[key]

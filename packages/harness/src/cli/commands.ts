@@ -147,8 +147,11 @@ export async function invokeTool(composition: Composition, options: GlobalOption
     process.off('SIGINT', onSignal)
   }
   if (options.json) io.out(json({ session: session.id, ...outcome }))
-  else if (outcome.isError) io.err(`dsh: ${tool} failed: ${outcome.error ? `${outcome.error.code}: ${outcome.error.message}` : outcome.content}`)
-  else io.out(renderOutcome(outcome.content))
+  else if (outcome.isError) {
+    // A failure that still carries what the tool produced (a 404's page, with its status) shows it, then says it failed.
+    if (outcome.structured !== undefined && outcome.error) io.out(renderOutcome(outcome.content))
+    io.err(`dsh: ${tool} failed: ${outcome.error ? `${outcome.error.code}: ${outcome.error.message}` : outcome.content}`)
+  } else io.out(renderOutcome(outcome.content))
   if (!options.json) io.err(`dsh: session ${session.id}`)
   return outcome.isError ? 1 : 0
 }
