@@ -98,7 +98,7 @@ describe('dsh CLI', () => {
         ['OLD_KEY', []],
       ])
 
-      const args = ['credentials', 'list', '--config', join(ROOT, 'docs/redis-state.cordis.yml'), '--config', join(ROOT, 'docs/brave-search.cordis.yml'), '--config', proxies]
+      const args = ['credentials', 'list', '--config', join(ROOT, 'config/overlays/redis-state.cordis.yml'), '--config', join(ROOT, 'config/overlays/brave-search.cordis.yml'), '--config', proxies]
       const listed = await dsh([...args, '--json'], { home: own, env })
       assert.deepEqual(onlyJson(listed).credentials, [
         { name: 'BRAVE_API_KEY', configured: true, source: 'environment', value: '<redacted>', namedBy: [{ row: 'web-search-brave', key: 'apiKeyEnv' }] },

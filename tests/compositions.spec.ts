@@ -142,12 +142,41 @@ describe('docs kept true', () => {
   })
   after(() => rm(home, { recursive: true, force: true }))
 
-  it('docs/openai-search.cordis.yml switches search to openai-official and mounts its row', async () => {
-    const dump = onlyJson(await dsh(['compose', '--json', '--config', 'docs/openai-search.cordis.yml'], { home }))
+  it('--config openai-search (the shipped overlay, by name) switches search to openai-official and mounts its row', async () => {
+    const dump = onlyJson(await dsh(['compose', '--json', '--config', 'openai-search'], { home }))
     const rows = Object.fromEntries(dump.rows.map((row: any) => [row.id, row]))
     assert.equal(rows.web.config.searchProvider, 'openai-official')
     assert.equal(rows['web-search-openai'].status, 'mounted')
     assert.deepEqual(dump.problems, [])
+  })
+
+  it('--config NAME is the shipped overlay whatever the working folder holds; a name that is not there exits 2 with the nearest', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { execFile } = await import('node:child_process')
+    const { CLI, LOOPBACK_ONLY } = await import('./helpers.js')
+    const elsewhere = await mkdtemp(join(tmpdir(), 'dsh-elsewhere-'))
+    try {
+      // A file of that very name in the working folder is not what a bare name means.
+      await writeFile(join(elsewhere, 'brave-search'), '- id: decoy\n  name: dsh-not-a-package\n')
+      const run = (args: string[]) =>
+        new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+          execFile(process.execPath, [CLI, ...args], { cwd: elsewhere, env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home } }, (error, stdout, stderr) =>
+            resolve({ code: error ? Number((error as any).code) : 0, stdout, stderr }),
+          ),
+        )
+      const shown = await run(['compose', '--json', '--config', 'brave-search'])
+      assert.equal(shown.code, 0, shown.stderr)
+      const dump = JSON.parse(shown.stdout)
+      assert.equal(dump.layers.at(-1), join(ROOT, 'packages/harness/config/overlays/brave-search.cordis.yml'))
+      assert.equal(dump.rows.find((row: any) => row.id === 'web').config.searchProvider, 'brave')
+      assert.ok(!dump.rows.some((row: any) => row.id === 'decoy'))
+      const misspelled = await run(['tools', '--config', 'brave-serch'])
+      assert.equal(misspelled.code, 2)
+      assert.match(misspelled.stderr, /There is no shipped overlay "brave-serch" \(did you mean brave-search\?\): --config NAME takes one of brave-search, openai-search, redis-state, searxng-search; for a file of your own give its path \(\.\/brave-serch\.cordis\.yml\)\./)
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true })
+    }
   })
 
   it('docs/composition.md lists exactly the base rows, in order', async () => {

@@ -105,7 +105,7 @@ describe('dsh doctor', () => {
   it('probes a SearXNG instance on loopback and says it is keyless', async () => {
     const { server, url, requests } = await countingServer()
     try {
-      const document = report(await dsh(['doctor', '--json', '--config', 'docs/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: url } }))
+      const document = report(await dsh(['doctor', '--json', '--config', 'config/overlays/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: url } }))
       const base = check(document, 'baseURL.searxng')
       assert.equal(base.status, 'ok', base.message)
       assert.match(base.message, new RegExp(`${url} from the environment variable SEARXNG_BASE_URL is reachable \\(HTTP 200`))
@@ -121,7 +121,7 @@ describe('dsh doctor', () => {
 
   it('fails on a SearXNG base URL nothing listens on, naming the connection error and the setting', async () => {
     const port = await closedPort()
-    const document = report(await dsh(['doctor', '--json', '--config', 'docs/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: `http://127.0.0.1:${port}` } }))
+    const document = report(await dsh(['doctor', '--json', '--config', 'config/overlays/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: `http://127.0.0.1:${port}` } }))
     const base = check(document, 'baseURL.searxng')
     assert.equal(base.status, 'fail')
     assert.match(base.message, /ECONNREFUSED/)
@@ -131,7 +131,7 @@ describe('dsh doctor', () => {
   })
 
   it('fails on the Brave overlay without BRAVE_API_KEY', async () => {
-    const result = await dsh(['doctor', '--json', '--config', 'docs/brave-search.cordis.yml'], { home })
+    const result = await dsh(['doctor', '--json', '--config', 'config/overlays/brave-search.cordis.yml'], { home })
     const credential = check(report(result), 'credential.brave')
     assert.equal(result.code, 1)
     assert.equal(credential.status, 'fail')

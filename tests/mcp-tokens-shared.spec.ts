@@ -1,6 +1,6 @@
 // The MCP tokens on the composition's shared state store: two `dsh mcp --http`
 // processes with different $DSH_HOME folders (two machines) and one real
-// redis-server, mounted through the shipped overlay docs/redis-state.cordis.yml
+// redis-server, mounted through the shipped overlay config/overlays/redis-state.cordis.yml
 // with the URL stored as a credential. A token created through one home works
 // on both; revoked through the other, it is refused by both at the next
 // request; while Redis is down every request is refused with 503 (fail
@@ -47,7 +47,7 @@ describe('MCP tokens on the shared state store (two homes, one Redis)', () => {
     // A generous stateTimeoutMs: a loaded machine must not turn a slow answer into a 503 here.
     const slack = join(homes[0]!, 'slack.cordis.yml')
     await writeFile(slack, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis, stateTimeoutMs: 2000 }\n')
-    config = ['--config', join(ROOT, 'docs/redis-state.cordis.yml'), '--config', slack]
+    config = ['--config', join(ROOT, 'config/overlays/redis-state.cordis.yml'), '--config', slack]
   })
   after(async () => {
     for (const client of clients) await client.close().catch(() => {})

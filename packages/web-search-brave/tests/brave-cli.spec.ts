@@ -1,4 +1,4 @@
-// `dsh` itself, in a child process, with docs/brave-search.cordis.yml as the
+// `dsh` itself, in a child process, with config/overlays/brave-search.cordis.yml as the
 // overlay and BRAVE_SEARCH_BASE_URL pointing at the loopback fixture server.
 import assert from 'node:assert/strict'
 import { readFile, rm } from 'node:fs/promises'
@@ -8,10 +8,10 @@ import { FixtureServer } from '../../../tests/support/fixture-server.js'
 import { dsh, onlyJson, tempHome } from '../../../tests/helpers.js'
 import { FIXED_PARAMS, FIXTURES } from './helpers.js'
 
-const OVERLAY = ['--config', 'docs/brave-search.cordis.yml']
+const OVERLAY = ['--config', 'brave-search']
 const KEY = 'BSA-cli-stored-key-4f1c9e7a2b'
 
-describe('brave through the dsh CLI and docs/brave-search.cordis.yml', () => {
+describe('brave through the dsh CLI and config/overlays/brave-search.cordis.yml', () => {
   let home: string
   let brave: FixtureServer
   let env: Record<string, string>

@@ -1,5 +1,5 @@
 // `dsh search` through the real CLI, in a child process, with the shipped
-// docs/searxng-search.cordis.yml and SEARXNG_BASE_URL pointing at a loopback
+// config/overlays/searxng-search.cordis.yml and SEARXNG_BASE_URL pointing at a loopback
 // server that speaks SearXNG's JSON.
 import assert from 'node:assert/strict'
 import { readFile, rm } from 'node:fs/promises'
@@ -9,9 +9,9 @@ import { FixtureServer } from '../../../tests/support/fixture-server.js'
 import { dsh, onlyJson, tempHome } from '../../../tests/helpers.js'
 import { basicAuth, FIXTURES } from './helpers.js'
 
-const OVERLAY = 'docs/searxng-search.cordis.yml'
+const OVERLAY = 'config/overlays/searxng-search.cordis.yml'
 
-describe('searxng through dsh with docs/searxng-search.cordis.yml', () => {
+describe('searxng through dsh with config/overlays/searxng-search.cordis.yml', () => {
   let home: string
   let searx: FixtureServer
   let env: Record<string, string | undefined>

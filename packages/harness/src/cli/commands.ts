@@ -148,8 +148,8 @@ export async function invokeTool(composition: Composition, options: GlobalOption
   }
   if (options.json) io.out(json({ session: session.id, ...outcome }))
   else if (outcome.isError) {
-    // A failure that still carries what the tool produced (a 404's page, with its status) shows it, then says it failed.
-    if (outcome.structured !== undefined && outcome.error) io.out(renderOutcome(outcome.content))
+    // A failure whose text holds more than its error (a 404's page, with its status) shows that text, then says it failed.
+    if (outcome.error && outcome.content !== `Error [${outcome.error.code}]: ${outcome.error.message}`) io.out(renderOutcome(outcome.content))
     io.err(`dsh: ${tool} failed: ${outcome.error ? `${outcome.error.code}: ${outcome.error.message}` : outcome.content}`)
   } else io.out(renderOutcome(outcome.content))
   if (!options.json) io.err(`dsh: session ${session.id}`)

@@ -1,8 +1,7 @@
-import { readdirSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { compose, listPresets, resolvePackage } from '../compose/boot.js'
+import { compose, listOverlays, listPresets, resolvePackage } from '../compose/boot.js'
 import { readLayer } from '../compose/composition-files.js'
 import { isSchema } from '../compose/plugin-config.js'
 import { type ConfigSection, renderConfigReference } from '../docs/config-reference.js'
@@ -15,10 +14,10 @@ import { routeLogsToStderr } from './log-routing.js'
 const REFERENCE_PRESETS = ['standard', 'ptc']
 
 /** `dsh docs tools|config [FILE]`: a reference made from the code, printed or written to FILE. */
-export async function runDocs(options: GlobalOptions, what: 'tools' | 'config', file: string | undefined, io: Output, examples?: string): Promise<number> {
+export async function runDocs(options: GlobalOptions, what: 'tools' | 'config', file: string | undefined, io: Output): Promise<number> {
   routeLogsToStderr()
   const configDir = findConfigDir(options.configDir)
-  const text = what === 'tools' ? await toolsReference(configDir, io) : await configReference(configDir, examples)
+  const text = what === 'tools' ? await toolsReference(configDir, io) : await configReference(configDir)
   if (file) {
     await writeFile(file, text)
     io.err(`dsh: wrote ${file}`)
@@ -43,22 +42,22 @@ async function toolsReference(configDir: string, io: Output): Promise<string> {
 }
 
 /**
- * Every package a shipped file mounts (the base, each preset, and the
- * example overlays of `examples`, the repo's docs/ for docs/config.md), in
+ * Every package a shipped file mounts (the base, each preset and each
+ * shipped overlay, so an installed dsh documents the optional providers too), in
  * the order they first appear, with its Config schema.
  */
-async function configReference(configDir: string, examples: string | undefined): Promise<string> {
+async function configReference(configDir: string): Promise<string> {
   const files = [
     join(configDir, 'base.cordis.yml'),
     ...listPresets(configDir).map((preset) => join(configDir, 'presets', `${preset}.cordis.yml`)),
-    ...(examples ? readdirSync(examples).filter((name) => name.endsWith('.cordis.yml')).sort().map((name) => join(examples, name)) : []),
+    ...listOverlays(configDir).map((overlay) => join(configDir, 'overlays', `${overlay}.cordis.yml`)),
   ]
   const sections = new Map<string, ConfigSection>()
   for (const file of files) {
     for (const row of (await readLayer(file)).rows) {
       if (!row.name) continue
       const section = sections.get(row.name) ?? { package: row.name, mountedBy: [] }
-      // The config folder's files as `config/...` (the repo root's config/ links to the shipped one), examples as given.
+      // The config folder's files as `config/...` (the repo root's config/ links to the shipped one); a folder of one's own as a path.
       const inConfig = relative(configDir, file)
       const shown = inConfig.startsWith('..') ? relative(process.cwd(), file) : join('config', inConfig)
       if (!section.mountedBy.includes(shown)) section.mountedBy.push(shown)

@@ -18,7 +18,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 function withBootOptions(command: Command, json = true): Command {
   command
     .option('--preset <name>', 'add presets/NAME.cordis.yml of the config folder (standard, web, ptc, minimal)')
-    .option('--config <file>', 'add an overlay (repeatable, applied in order)', collect)
+    .option('--config <file|name>', 'add an overlay: a file, or the name of a shipped one (brave-search, openai-search, searxng-search, redis-state); repeatable, applied in order', collect)
     .option('--config-dir <dir>', 'the config folder: base.cordis.yml and presets/ (default: $DSH_CONFIG_DIR, else the one shipped in dsh-harness)')
     .option('--private-host <host-or-cidr>', 'trust a non-public host or range for fetches (repeatable; an operator setting of the fetch row, never the model\'s)', collect)
     .option('--resolve <host:address>', 'answer HOST with ADDRESS on every port, like curl --resolve without the port (repeatable)', collect)
@@ -181,7 +181,7 @@ Run any command with --help for its options and examples. Logs go to stderr; std
     return (await import('./mcp-token-command.js')).runMcpToken(globals(opts), name === undefined ? [what] : [what, name], { json: !!opts.json, expires: opts.expires }, io)
   })
   withBootOptions(token.command('create')).description('create a token and print it, once').argument('<name>').option('--expires <age>', 'a lifetime: 30d, 12h')
-    .addHelpText('after', examples('dsh mcp token create ci-agents --expires 30d', 'dsh mcp token create ci-agents --config docs/redis-state.cordis.yml')).action(tokenAction('create'))
+    .addHelpText('after', examples('dsh mcp token create ci-agents --expires 30d', 'dsh mcp token create ci-agents --config redis-state')).action(tokenAction('create'))
   withBootOptions(token.command('list')).description('the tokens, without their values, and the store they are in').action(tokenAction('list'))
   withBootOptions(token.command('revoke')).description('revoke a token: refused on its next request, in every process on its store').argument('<name>').action(tokenAction('revoke'))
 
@@ -189,13 +189,12 @@ Run any command with --help for its options and examples. Logs go to stderr; std
   docs.command('tools').description('the tools reference (docs/tools.md) from the registered schemas').argument('[file]', 'write it here instead of stdout').option('--config-dir <dir>', 'the folder holding base.cordis.yml')
     .action(action(async (opts, [file]) => (await import('./docs-command.js')).runDocs(globals(opts), 'tools', file, io)))
   docs.command('config').description("the config reference (docs/config.md) from every row's schema, and the environment variables").argument('[file]', 'write it here instead of stdout').option('--config-dir <dir>', 'the folder holding base.cordis.yml')
-    .option('--examples <dir>', 'also document the packages that the example overlays (*.cordis.yml) in this folder mount, e.g. docs')
-    .action(action(async (opts, [file]) => (await import('./docs-command.js')).runDocs(globals(opts), 'config', file, io, opts.examples)))
+    .action(action(async (opts, [file]) => (await import('./docs-command.js')).runDocs(globals(opts), 'config', file, io)))
 
   withBootOptions(program.command('doctor'))
     .description('check the composition, providers, keys, base URLs, $DSH_HOME, proxy, Node, tools and the network policy; exit 1 when a check fails')
     .option('--self-test-fetch', 'also ask the fetch provider for a loopback server it must refuse')
-    .addHelpText('after', examples('dsh doctor', 'dsh doctor --config docs/brave-search.cordis.yml --json'))
+    .addHelpText('after', examples('dsh doctor', 'dsh doctor --config brave-search --json'))
     .action(action(async (opts) => (await import('./doctor.js')).runDoctor({ ...globals(opts), selfTestFetch: !!opts.selfTestFetch }, io)))
 
   return program

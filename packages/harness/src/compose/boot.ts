@@ -111,6 +111,10 @@ export function layerFiles(options: ComposeOptions): string[] {
   const personal = join(options.home ?? defaultHome(), 'cordis.yml')
   if (existsSync(personal)) files.push(personal)
   for (const overlay of options.overlays ?? []) {
+    if (isOverlayName(overlay)) {
+      files.push(shippedOverlay(configDir, overlay))
+      continue
+    }
     const file = resolve(overlay)
     assertRegularFile(file, '--config')
     files.push(file)
@@ -150,6 +154,23 @@ export function listPresets(configDir: string): string[] {
   } catch {
     return []
   }
+}
+
+/** The overlays a config folder ships (`overlays/NAME.cordis.yml`), by name: what `--config NAME` picks. */
+export function listOverlays(configDir: string): string[] {
+  const dir = join(configDir, 'overlays')
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).filter((name) => name.endsWith('.cordis.yml')).map((name) => name.slice(0, -'.cordis.yml'.length)).sort()
+}
+
+/**
+ * A `--config` value that is a bare name (letters, digits and dashes: no
+ * path separator, no dot) names a shipped overlay; anything else is a file.
+ * So `--config brave-search` works from any folder, and `--config
+ * ./brave-search.cordis.yml` is always the file.
+ */
+export function isOverlayName(value: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9-]*$/.test(value)
 }
 
 /**
@@ -356,6 +377,18 @@ export function resolvePackage(name: string, from: string[]): string {
     `the package "${name}" is not installed (looked from ${from.join(' and ')}). Install it where these folders find it ` +
       `(npm install ${name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')} in your config folder, or npm install -g beside a global dsh), or fix the row's "name". ` +
       'The package dsh-cli installs dsh with every plugin the shipped compositions name.',
+  )
+}
+
+/** The file of a shipped overlay named by `--config NAME`, or a usage error listing the names there are. */
+function shippedOverlay(configDir: string, name: string): string {
+  const overlays = listOverlays(configDir)
+  if (overlays.includes(name)) return join(configDir, 'overlays', `${name}.cordis.yml`)
+  const near = closestName(name, overlays)
+  throw new CompositionError(
+    `There is no shipped overlay "${name}"${near ? ` (did you mean ${near}?)` : ''}: --config NAME takes one of ${overlays.join(', ') || 'none'}; ` +
+      `for a file of your own give its path (./${name}.cordis.yml).`,
+    { usage: true },
   )
 }
 

@@ -45,3 +45,4 @@ function checkConfigDir(dir: string, what: string): string {
       `copy the shipped one (${shippedConfigDir()}) to start your own, or add rows with --config FILE or $DSH_HOME/cordis.yml instead.`,
   )
 }
+
