@@ -40,6 +40,8 @@ export class WebService extends Service<WebConfig> {
   private readonly searchProviders = new Map<string, SearchProvider>()
   private readonly fetchProviders = new Map<string, FetchProvider>()
   private readonly stateStores = new Map<string, StateStore>()
+  /** Callers of whenProvidersRegistered still waiting, each told at every registration. */
+  private readonly registrationWaiters = new Set<() => void>()
   /** The cache and limits, through the store named by `stateStore`. */
   readonly state: SharedState
 
@@ -74,6 +76,44 @@ export class WebService extends Service<WebConfig> {
   /** Registers a fetch provider for as long as the calling plugin lives. */
   registerFetchProvider(provider: FetchProvider): () => void {
     return this.register('fetch', this.fetchProviders, provider)
+  }
+
+  /**
+   * The readiness signal: resolves once every provider this row names
+   * (`searchProvider`, `fetchProvider`; a kind it names none of is not
+   * waited for) is registered, at once when they already are. Providers
+   * register when their own plugins start, after the seam; a host or plugin
+   * that calls the tools at its own start awaits this first. Rejects with
+   * WEB_ABORTED when `signal` aborts (give it a deadline: a provider whose
+   * row failed never registers), naming the ids still missing.
+   */
+  whenProvidersRegistered(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const missing = () =>
+      (['search', 'fetch'] as const).flatMap((kind) => {
+        const id = this.config[`${kind}Provider`]
+        const registry = kind === 'search' ? this.searchProviders : this.fetchProviders
+        return id && !registry.has(id) ? [`${kind} provider "${id}"`] : []
+      })
+    if (!missing().length) return Promise.resolve()
+    const { signal } = options
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (missing().length) return
+        done()
+        resolve()
+      }
+      const onAbort = () => {
+        done()
+        reject(new WebError('WEB_ABORTED', `Stopped waiting for the web row's providers: ${missing().join(' and ')} not registered yet (is its row mounted and started?).`, { details: { missing: missing() } }))
+      }
+      const done = () => {
+        this.registrationWaiters.delete(check)
+        signal?.removeEventListener('abort', onAbort)
+      }
+      if (signal?.aborted) return onAbort()
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.registrationWaiters.add(check)
+    })
   }
 
   listProviders(): { search: string[]; fetch: string[] } {
@@ -166,6 +206,7 @@ export class WebService extends Service<WebConfig> {
     }
     return this.ctx.effect(() => {
       registry.set(provider.id, provider)
+      for (const check of [...this.registrationWaiters]) check()
       return () => {
         if (registry.get(provider.id) === provider) registry.delete(provider.id)
       }

@@ -65,6 +65,36 @@ describe('WebService registries', () => {
     assert.equal((await ctx.web.search({ query: 'q' }, call())).providerId, 'second')
   })
 
+  it('whenProvidersRegistered resolves once the providers the row names are registered (a plugin that starts first waits for them), at once when they are', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'alpha', fetchProvider: 'http' })
+    await settle(ctx)
+    const order: string[] = []
+    // A plugin that calls the web at its own start, mounted before the providers: what a host's agent plugin does.
+    const ready = ctx.web.whenProvidersRegistered().then(() => order.push('ready'))
+    ctx.plugin({ name: 'alpha-plugin', inject: ['web'], apply: (ctx: Context) => { order.push('alpha'); ctx.web.registerSearchProvider(searchProvider('alpha')) } })
+    await settle(ctx)
+    assert.deepEqual(order, ['alpha'], 'the fetch provider "http" is still missing')
+    ctx.plugin({ name: 'http-plugin', inject: ['web'], apply: (ctx: Context) => { order.push('http'); ctx.web.registerFetchProvider(fetchProvider('http')) } })
+    await ready
+    assert.deepEqual(order, ['alpha', 'http', 'ready'])
+    assert.equal((await ctx.web.search({ query: 'q' }, call())).providerId, 'alpha')
+    await ctx.web.whenProvidersRegistered()
+  })
+
+  it('whenProvidersRegistered rejects with WEB_ABORTED naming what is missing when its signal aborts', async () => {
+    const ctx = new Context()
+    ctx.plugin(web, { searchProvider: 'never-mounted' })
+    await settle(ctx)
+    const controller = new AbortController()
+    const waiting = ctx.web.whenProvidersRegistered({ signal: controller.signal })
+    controller.abort()
+    const error = await waiting.then(() => undefined, (error) => error)
+    assert.ok(WebError.is(error))
+    assert.equal(error.code, 'WEB_ABORTED')
+    assert.match(error.message, /search provider "never-mounted" not registered yet/)
+  })
+
   it('names no provider by default: a search or fetch of a seam whose row names none is refused, naming the key to set', async () => {
     const ctx = new Context()
     ctx.plugin(web, {})
