@@ -47,6 +47,26 @@ async function countingServer(): Promise<{ server: Server; url: string; requests
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
 }
 
+/** A stand-in for a SearXNG instance: its front page, and /search that answers JSON, or, with JSON off, 403 and HTML as SearXNG does for a format not in search.formats. */
+async function searxngServer(options: { json: boolean }): Promise<{ server: Server; url: string; requests: string[] }> {
+  const requests: string[] = []
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`)
+    if (!request.url?.startsWith('/search')) {
+      response.writeHead(200, { 'content-type': 'text/html' })
+      response.end('<!doctype html><title>SearXNG</title>')
+    } else if (options.json) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ query: 'dsh doctor', results: [{ url: 'https://example.org/', title: 'Example', content: 'x', engine: 'test' }], answers: [], infoboxes: [], suggestions: [] }))
+    } else {
+      response.writeHead(403, { 'content-type': 'text/html' })
+      response.end('<!doctype html><title>403 Forbidden</title><h1>Forbidden</h1>')
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+}
+
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
   const server = createServer()
@@ -102,18 +122,39 @@ describe('dsh doctor', () => {
     }
   })
 
-  it('probes a SearXNG instance on loopback and says it is keyless', async () => {
-    const { server, url, requests } = await countingServer()
+  it('probes a SearXNG instance on loopback with one JSON search and says it is keyless', async () => {
+    const { server, url, requests } = await searxngServer({ json: true })
     try {
-      const document = report(await dsh(['doctor', '--json', '--config', 'config/overlays/searxng-search.cordis.yml'], { home, env: { SEARXNG_BASE_URL: url } }))
+      const document = report(await dsh(['doctor', '--json', '--config', 'searxng-search'], { home, env: { SEARXNG_BASE_URL: url } }))
       const base = check(document, 'baseURL.searxng')
       assert.equal(base.status, 'ok', base.message)
       assert.match(base.message, new RegExp(`${url} from the environment variable SEARXNG_BASE_URL is reachable \\(HTTP 200`))
-      assert.deepEqual(requests, ['GET /'])
+      const search = check(document, 'search.searxng')
+      assert.equal(search.status, 'ok', search.message)
+      assert.equal(search.message, 'searxng: a JSON search (q=dsh doctor) answered with 1 result')
+      assert.deepEqual(requests.map((request) => request.split('?')[0]), ['GET /', 'GET /search'])
+      assert.match(requests[1]!, /[?&]q=dsh(\+|%20)doctor(&|$)/)
+      assert.match(requests[1]!, /[?&]format=json(&|$)/)
       assert.equal(check(document, 'web.searchProvider').status, 'ok')
       assert.match(check(document, 'credential.searxng').message, /keyless/)
       // DeepSeek is mounted but not selected: its missing key is a warning, not a failure.
       assert.equal(check(document, 'credential.deepseek-official').status, 'warn')
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it('fails on a SearXNG instance with JSON turned off (its base URL answers, every search would fail), with the settings.yml fix', async () => {
+    const { server, url } = await searxngServer({ json: false })
+    try {
+      const result = await dsh(['doctor', '--json', '--config', 'searxng-search'], { home, env: { SEARXNG_BASE_URL: url } })
+      assert.equal(result.code, 1)
+      const document = report(result)
+      assert.equal(check(document, 'baseURL.searxng').status, 'ok', 'the base URL alone looks fine')
+      const search = check(document, 'search.searxng')
+      assert.equal(search.status, 'fail')
+      assert.match(search.message, /^searxng: a search fails: WEB_PROVIDER_ERROR: SearXNG answered HTTP 403 to format=json .*enable `json` in `search\.formats` of the instance's settings\.yml/)
+      assert.equal(document.worst, 'fail')
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }

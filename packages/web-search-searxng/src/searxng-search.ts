@@ -66,7 +66,8 @@ export function createSearxngSearch(settings: SearxngSearchSettings, deps: Searx
     return problems.length ? problems.join('; ') : undefined
   }
 
-  async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
+  /** A search of at most `maxPages` pages (the row's; doctor's check asks for one). */
+  async function search(request: SearchRequest, call: ProviderCall, maxPages = settings.maxPages): Promise<SearchResult> {
     const authProblem = authSettingsProblem(settings)
     if (authProblem) {
       throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The SearXNG search is not available: ${authProblem}.`, { details: { providerId: SEARXNG_PROVIDER_ID }, retryable: false })
@@ -82,7 +83,7 @@ export function createSearxngSearch(settings: SearxngSearchSettings, deps: Searx
     const toError = (answer: HttpAnswer) => fromSearxngError(answer, context)
     const collector = collectSearxngPages({ providerId: SEARXNG_PROVIDER_ID, maxResults: settings.maxResults })
 
-    for (let page = 1; page <= settings.maxPages; page++) {
+    for (let page = 1; page <= maxPages; page++) {
       const url = wire.pageURL(started.endpoint, page)
       let added: number
       try {
@@ -126,7 +127,15 @@ export function createSearxngSearch(settings: SearxngSearchSettings, deps: Searx
     id: SEARXNG_PROVIDER_ID,
     available: () => unavailableReason() === undefined,
     unavailableReason,
-    search,
+    search: (request, call) => search(request, call),
+    // A self-hosted instance costs nothing to ask: one JSON search is what proves `json` is in its search.formats.
+    async check(call) {
+      const result = await search({ query: DOCTOR_QUERY }, call, 1)
+      return `a JSON search (q=${DOCTOR_QUERY}) answered with ${result.sources.length} result${result.sources.length === 1 ? '' : 's'}`
+    },
     close: () => client.close(),
   }
 }
+
+/** What `dsh doctor` searches for: harmless, and says where it came from in the instance's log. */
+const DOCTOR_QUERY = 'dsh doctor'

@@ -151,6 +151,14 @@ export interface SearchProvider {
    */
   unavailableReason?(): string | undefined
   search(request: SearchRequest, call: ProviderCall): Promise<SearchResult>
+  /**
+   * The smallest request that proves a search would work, for `dsh doctor`
+   * (SearXNG: one JSON search, which an instance with JSON turned off
+   * refuses). Resolves to what it proved; rejects with the WebError a search
+   * would end with. Left out where the API has no request that costs nothing:
+   * a check never makes a paid search.
+   */
+  check?(call: ProviderCall): Promise<string>
 }
 
 // ---------------------------------------------------------------- fetch

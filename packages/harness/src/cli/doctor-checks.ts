@@ -20,6 +20,8 @@ interface ProviderLike {
   id: string
   available(): boolean
   unavailableReason?(): string | undefined
+  /** The provider's own proof that a search would work (dsh-web's SearchProvider.check), where its API has a free one. */
+  check?(call: { signal: AbortSignal }): Promise<string>
 }
 export interface WebLike {
   config: { searchProvider?: string; fetchProvider?: string }
@@ -177,7 +179,10 @@ export async function credentialChecks(rows: ProviderRow[], credentials: Credent
 }
 
 /** 4. Each provider's base URL, where it came from, and a probe when it is on a loopback or private address. */
-export async function baseURLChecks(rows: ProviderRow[]): Promise<Check[]> {
+/** How long the selected provider's own check may take. */
+const PROVIDER_CHECK_MS = 15_000
+
+export async function baseURLChecks(rows: ProviderRow[], web?: WebLike): Promise<Check[]> {
   const checks: Check[] = []
   for (const { row, known, config, selected } of rows) {
     if (!known.baseURLEnv) continue
@@ -215,6 +220,8 @@ export async function baseURLChecks(rows: ProviderRow[]): Promise<Check[]> {
         message: `${known.id}: base URL ${shown} from ${origin} is reachable (HTTP ${result.status} from ${target.address})`,
         ...(status === 'warn' ? { fix: `check the service at ${shown}: it answers with a server error` } : {}),
       })
+      // Reachable is not working: the selected provider's own check makes the smallest real request (SearXNG: a JSON search).
+      if (selected && known.kind === 'search') checks.push(...(await providerCheck(web, known.id)))
     } else {
       checks.push({
         id,
@@ -225,6 +232,24 @@ export async function baseURLChecks(rows: ProviderRow[]): Promise<Check[]> {
     }
   }
   return checks
+}
+
+/** The selected search provider's own check, when it has one: what would make every search fail, found before a search does. */
+async function providerCheck(web: WebLike | undefined, id: string): Promise<Check[]> {
+  let provider: ProviderLike
+  try {
+    provider = web!.searchProvider()
+  } catch {
+    return [] // Not registered or not available: web.searchProvider above says so.
+  }
+  if (provider.id !== id || !provider.check) return []
+  try {
+    const proved = await provider.check({ signal: AbortSignal.timeout(PROVIDER_CHECK_MS) })
+    return [{ id: `search.${id}`, status: 'ok', message: `${id}: ${proved}` }]
+  } catch (error: any) {
+    const code = typeof error?.code === 'string' ? `${error.code}: ` : ''
+    return [{ id: `search.${id}`, status: 'fail', message: `${id}: a search fails: ${code}${message(error)}`, fix: 'every web_search will fail this way: fix what the message names' }]
+  }
 }
 
 /** 8. The tool roster, and the rows that register tools all mounted. */

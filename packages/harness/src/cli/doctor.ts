@@ -44,7 +44,7 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
       checks.push(...webChecks(composition, web))
       checks.push(...(await stateStoreChecks(composition.ctx.get('web') as Parameters<typeof stateStoreChecks>[0])))
       checks.push(...(await credentialChecks(rows, composition.ctx.get('credentials') as CredentialsService | undefined)))
-      checks.push(...(await baseURLChecks(rows)))
+      checks.push(...(await baseURLChecks(rows, web)))
     }
     checks.push(...(await homeChecks(defaultHome())))
     checks.push(proxyCheck())
