@@ -9,6 +9,7 @@ import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAn
 import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
+import { RobotsGate } from './robots-gate.js'
 import { PinnedAgents } from './pinned-dispatcher.js'
 import { readBodyForWorker } from './read-body.js'
 import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
@@ -66,6 +67,8 @@ export interface HttpFetcherOptions {
   extractWorkers?: number
   /** A worker is replaced after this many pages (default 2000). */
   recycleAfterJobs?: number
+  /** Read each origin's robots.txt first and refuse what it disallows for dsh-web (default false; docs/security.md). */
+  respectRobots?: boolean
   /** PDFs read at once, each in a child process of its own (default 2). */
   documentProcesses?: number
   /** Resident memory of each PDF's process in MB (default 512). */
@@ -276,6 +279,14 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     }
   }
 
+  // robots.txt is read through this same fetcher: the address policy, the route, the limits and the cache hold for it too.
+  const robots = options.respectRobots
+    ? new RobotsGate(async (robotsUrl, signal) => {
+        const document = await fetchDocument({ url: robotsUrl, format: 'text', extract: 'full', maxChars: MAX_MAX_CHARS }, { signal })
+        return { status: document.status, text: document.text }
+      })
+    : undefined
+
   async function fetchDocument(request: FetchRequest, call: Partial<ProviderCall> = {}): Promise<FetchedDocument> {
     const started = performance.now()
     const fetchedAt = new Date().toISOString()
@@ -286,6 +297,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     const url = policy.parse(request.url, request.allowedDomains)
     const signal = call.signal ?? new AbortController().signal
     if (signal.aborted) throw abortError(signal, `Fetching ${redactUrl(url)}`)
+    // robots.txt itself is always allowed (RFC 9309 2.2.2), so reading it never asks the gate again.
+    if (robots && url.pathname !== '/robots.txt') await robots.check(url, signal)
     const variant: DocumentVariant = { format, extract, allowPartial: request.allowPartial === true, ...(request.allowedDomains ? { allowedDomains: request.allowedDomains } : {}) }
     // What the state store could not do, said in the result's warnings.
     const notes: string[] = []

@@ -23,6 +23,7 @@ export interface Config {
   recycleAfterJobs: number
   documentProcesses: number
   documentMemoryMb: number
+  respectRobots: boolean
   proxy?: ProxyOptions
 }
 
@@ -46,6 +47,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),
   extractWorkers: Schema.natural().min(1).max(16).description('Extraction worker threads (default: cores − 1, 1 to 4).'),
   recycleAfterJobs: Schema.natural().min(1).default(2000).description('An extraction worker is replaced after this many pages (a new one runs slower until V8 has optimised it).'),
+  respectRobots: Schema.boolean().default(false).description('Read each origin\'s robots.txt first (through the same address policy and proxy route, kept per origin for an hour) and refuse with WEB_BLOCKED_URL what it disallows for dsh-web. Off by default: web_fetch fetches the pages a user or their agent asked for, not a crawl (docs/security.md, "robots.txt").'),
   documentProcesses: Schema.natural().min(1).max(8).default(2).description('PDFs read at once, each in a child process of its own (idle ones included); further PDFs wait within their deadline. With documentMemoryMb, bounds what PDFs hold: documentProcesses x documentMemoryMb.'),
   documentMemoryMb: Schema.natural().min(64).max(4096).default(512).description('Resident memory of one PDF\'s process, V8 heap and ArrayBuffers alike; past it the process is killed and the fetch ends with WEB_DOCUMENT_TOO_COMPLEX.'),
   // A union with undefined: no `proxy` key unless the row writes one.
