@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { assertPrivateHome, CodedError, type CodedErrorOptions, openPrivateFile, syncFolder } from 'dsh-host'
+import { CodedError, type CodedErrorOptions, openPrivateFile, syncFolder } from 'dsh-host'
+import { assertPrivateHome, openTrustAnchor } from './private-home.js'
 import { withFileLock } from './file-lock.js'
 
 /**
@@ -51,7 +52,7 @@ export class LockedJsonFile<T> {
     if (!(await assertPrivateHome(dirname(this.path)))) return this.options.empty()
     let text: string
     try {
-      const handle = await openPrivateFile(this.path, constants.O_RDONLY, what, { trustAnchor: true })
+      const handle = await openTrustAnchor(this.path, constants.O_RDONLY, what)
       try {
         text = await handle.readFile('utf8')
       } finally {
