@@ -142,6 +142,24 @@ export function itRegistersWhileMounted(harness: PluginHarness): void {
     await harness.settle(ctx)
     assert.deepEqual(ctx.web.listProviders().search, [])
   })
+
+  it(`closes ${subject.providerId}'s HTTP client on dispose: a reference kept past disposal reaches no server`, async () => {
+    const { server } = harness
+    const ctx = await harness.startContext()
+    ctx.plugin(web, { searchProvider: subject.providerId, fetchProvider: 'http' })
+    const fork = harness.mountPlugin(ctx)
+    await harness.settle(ctx)
+    process.env[harness.ref] = 'sk-dispose-test-1111'
+    const provider = ctx.web.searchProvider()
+    const call = () => ({ signal: new AbortController().signal })
+    server.reply(subject.multiResult, subject.multiResult)
+    await provider.search({ query: 'mounted' }, call())
+    assert.equal(server.requests.length, 1)
+    fork.dispose()
+    await harness.settle(ctx)
+    await rejection(provider.search({ query: 'disposed' }, call()))
+    assert.equal(server.requests.length, 1, 'no request after disposal')
+  })
 }
 
 /** The key is read at every search: from the credentials service (even one mounted late), else the environment, else the literal. */

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
 import * as echo from '../../../tests/plugins/echo-tool.mjs'
 import * as refuse from '../../../tests/plugins/refuse-policy.mjs'
+import { CODE_WORKER_MODULE } from '../src/tools/code-runner.js'
 
 describe('run_code (PTC transport)', () => {
   let home: string
@@ -202,5 +204,36 @@ describe('run_code (PTC transport)', () => {
     const outcome = await ctx.tools.invoke('echo', { text: 'direct' })
     assert.equal(outcome.error?.code, 'TOOL_NOT_EXPOSED')
     assert.match(outcome.content, /call echo from its code: `await tools\.echo\(\{ \.\.\. \}\)`/)
+  })
+})
+
+describe('run_code worker code', () => {
+  const job = { timeoutMs: 5000, memoryBytes: 16 * 1048576, maxResultBytes: 65536, maxToolCalls: 0, maxLogChars: 1000, toolNames: [], callTool: async () => 'null' }
+
+  it('runs from the TypeScript source under tsx, so an edit needs no build (it ran ../dist/tools/code-worker.js, which can be stale)', async () => {
+    assert.equal(CODE_WORKER_MODULE.href, new URL('../src/tools/code-worker.ts', import.meta.url).href)
+    // A copy of src/ inside the package (so that its imports resolve), whose
+    // worker is edited to change every result: no build has that edit.
+    const copy = await mkdtemp(fileURLToPath(new URL('../.worker-source-test-', import.meta.url)))
+    try {
+      await cp(fileURLToPath(new URL('../src', import.meta.url)), join(copy, 'src'), { recursive: true })
+      const worker = join(copy, 'src', 'tools', 'code-worker.ts')
+      // Imports are hoisted, so this runs first, before the worker posts its result.
+      await writeFile(worker, `{ const post = parentPort!.postMessage.bind(parentPort!)\n` +
+        `  parentPort!.postMessage = (message: any) => post(message.type === 'done' ? { type: 'done', result: { json: '"edited source"' } } : message) }\n` +
+        await readFile(worker, 'utf8'))
+      const copied = (await import(pathToFileURL(join(copy, 'src', 'tools', 'code-runner.ts')).href)) as typeof import('../src/tools/code-runner.js')
+      const result = await copied.runCodeInWorker({ ...job, code: '1 + 1', language: 'javascript', signal: new AbortController().signal })
+      assert.equal(result.value, 'edited source', 'the worker ran the edited source')
+    } finally {
+      await rm(copy, { recursive: true, force: true })
+    }
+  })
+
+  it('runs the compiled worker beside the compiled runner, as in production', async () => {
+    const built = (await import(new URL('../dist/tools/code-runner.js', import.meta.url).href)) as typeof import('../src/tools/code-runner.js')
+    assert.equal(built.CODE_WORKER_MODULE.href, new URL('../dist/tools/code-worker.js', import.meta.url).href)
+    const result = await built.runCodeInWorker({ ...job, code: '1 + 1', language: 'javascript', signal: new AbortController().signal })
+    assert.equal(result.value, 2)
   })
 })

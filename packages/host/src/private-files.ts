@@ -1,13 +1,16 @@
 import { constants, type Stats } from 'node:fs'
-import { chmod, lstat, mkdir, open, stat, type FileHandle } from 'node:fs/promises'
+import { chmod, lstat, mkdir, open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { CodedError, type CodedErrorOptions } from './errors.js'
 
 /**
- * The one place of the private-files policy: which folders and files a host
- * and its plugins trust, and how they create them (0700 folders, 0600 files,
- * never through a symbolic link). Credentials, session logs, artifacts and
- * the loader's personal overlay all go through here.
+ * The private-files policy a host and its plugins share: how they create and
+ * open the folders and files they keep (0700 folders, 0600 files, never
+ * through a symbolic link, never another user's). The artifact writer and
+ * the host's session logs go through here; the host's own trust anchors
+ * ($DSH_HOME, the credential store, the personal overlay), which must also
+ * be writable by no one else, are checked by the host (dsh-harness
+ * private-home.ts) through `openPrivateFile`'s `check`.
  */
 
 /** A file or folder dsh will not use: a symbolic link, another user's, or writable by others. */
@@ -29,70 +32,6 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 
 function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined
-}
-
-function octal(mode: number): string {
-  return (mode & 0o7777).toString(8).padStart(4, '0')
-}
-
-/**
- * What a trust anchor ($DSH_HOME, the credentials file, the personal
- * overlay) must be, as ssh demands of its keys: yours, and writable by nobody
- * else. Read bits for others are corrected; write bits are refused, since
- * another user may already have changed what is inside.
- */
-function refuseForeignOrWritable(path: string, info: Stats, what: string): void {
-  const uid = currentUid()
-  if (uid !== undefined && info.uid !== uid) {
-    throw new UnsafePathError(
-      `${what} ${path} is owned by uid ${info.uid}, not by you (uid ${uid}); dsh refuses to use it. Fix: chown ${uid} ${path}, or set DSH_HOME to a folder of your own.`,
-      { details: { path, owner: info.uid, uid } },
-    )
-  }
-  if (info.mode & 0o022) {
-    const who = info.mode & 0o002 ? (info.mode & 0o020 ? 'group and others' : 'others') : 'group'
-    const fix = info.isDirectory() ? `chmod 700 ${path}` : `chmod 600 ${path}`
-    throw new UnsafePathError(
-      `${what} ${path} is writable by ${who} (mode ${octal(info.mode)}); dsh refuses to use it, since another user could have changed what it holds. Fix: ${fix}`,
-      { details: { path, mode: octal(info.mode) } },
-    )
-  }
-}
-
-/**
- * Checks the home folder (a symbolic link to it is followed: the target is
- * checked). Creates it 0700 when missing and `create` is set; returns
- * whether it exists.
- */
-export async function assertPrivateHome(home: string, options: { create?: boolean } = {}): Promise<boolean> {
-  let info: Stats
-  try {
-    info = await stat(home)
-  } catch (error: any) {
-    if (error?.code !== 'ENOENT') throw error
-    if (!options.create) return false
-    await mkdir(home, { recursive: true, mode: FOLDER_MODE })
-    info = await stat(home)
-  }
-  if (!info.isDirectory()) throw new UnsafePathError(`The dsh home ${home} is not a folder. Fix: move it away, or set DSH_HOME to a folder.`, { details: { path: home } })
-  refuseForeignOrWritable(home, info, 'The dsh home')
-  if (info.mode & 0o077) await chmod(home, FOLDER_MODE)
-  return true
-}
-
-/**
- * Checks a trust-anchor file (the credential store, the personal overlay)
- * without following a link: it must be a regular file of this user's that
- * no one else can write. Returns false when it does not exist.
- */
-export async function assertPrivateFile(path: string, what: string): Promise<boolean> {
-  try {
-    await (await openPrivateFile(path, constants.O_RDONLY, what, { trustAnchor: true })).close()
-    return true
-  } catch (error: any) {
-    if (error?.code === 'ENOENT') return false
-    throw error
-  }
 }
 
 function symlinkRefusal(path: string, what: string): UnsafePathError {
@@ -137,10 +76,11 @@ export async function ensurePrivateFolder(path: string, what: string, options: {
  * Opens a file under the home without following a symbolic link
  * (`O_NOFOLLOW`); a new file is created 0600, an existing one must be a
  * regular file of this user's and has a lax mode corrected to 0600.
- * `flags` are the usual `O_*` flags (`O_CREAT` to create). A `trustAnchor`
- * that others can write is refused instead of corrected.
+ * `flags` are the usual `O_*` flags (`O_CREAT` to create). A `check`
+ * replaces the owner check and runs before a lax mode is corrected, so it
+ * can refuse what a correction would hide (a trust anchor others can write).
  */
-export async function openPrivateFile(path: string, flags: number, what: string, options: { trustAnchor?: boolean } = {}): Promise<FileHandle> {
+export async function openPrivateFile(path: string, flags: number, what: string, options: { check?: (path: string, info: Stats, what: string) => void } = {}): Promise<FileHandle> {
   let handle: FileHandle
   try {
     handle = await open(path, flags | NO_FOLLOW, FILE_MODE)
@@ -153,7 +93,7 @@ export async function openPrivateFile(path: string, flags: number, what: string,
     const info = await handle.stat()
     if (!info.isFile()) throw new UnsafePathError(`${what} ${path} is not a regular file. Fix: move it away.`, { details: { path } })
     const uid = currentUid()
-    if (options.trustAnchor) refuseForeignOrWritable(path, info, what)
+    if (options.check) options.check(path, info, what)
     else if (uid !== undefined && info.uid !== uid) {
       throw new UnsafePathError(`${what} ${path} is owned by uid ${info.uid}, not by you (uid ${uid}). Fix: chown ${uid} ${path}.`, { details: { path, owner: info.uid, uid } })
     }

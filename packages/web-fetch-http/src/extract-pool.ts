@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
-import { Worker, type WorkerOptions } from 'node:worker_threads'
+import type { Worker, WorkerOptions } from 'node:worker_threads'
+import { startModuleWorker, workerModuleBeside } from 'dsh-host'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertInput, ConvertOutput } from './convert-body.js'
 import { DocumentProcesses, extractTimeoutError } from './document-process.js'
@@ -49,27 +50,6 @@ interface Slot {
 }
 
 /**
- * The worker's module is the one beside this file: the compiled
- * extract-worker.js from dist/, or, when this module runs as src/*.ts under
- * tsx, the TypeScript source itself, never a build that may be stale.
- */
-function workerModule(): URL {
-  const here = new URL(import.meta.url)
-  return new URL(here.pathname.endsWith('.ts') ? './extract-worker.ts' : './extract-worker.js', here)
-}
-
-/**
- * Starts a worker on TypeScript source. tsx's loader does not reach worker
- * threads on Node 20, even with `execArgv: ['--import', 'tsx']`, so the
- * worker registers it (tsx/esm/api) before importing the module.
- */
-function startFromSource(source: URL, options: WorkerOptions): Worker {
-  const api = import.meta.resolve('tsx/esm/api')
-  const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(source.href)}) })`
-  return new Worker(code, { ...options, eval: true })
-}
-
-/**
  * A small pool of worker threads for DOM parsing and readability, which are
  * synchronous and slow on big pages. Each page has a deadline (the worker is
  * ended if it passes it), workers are recycled before leaked memory piles up
@@ -83,7 +63,7 @@ export class ExtractPool {
   private readonly recycleHeapBytes: number
   private readonly maxHeapMb: number
   /** The module the workers run: compiled JavaScript, or the TypeScript source under tsx (for tests and diagnostics). */
-  readonly workerSource: URL = workerModule()
+  readonly workerSource: URL = workerModuleBeside(import.meta.url, './extract-worker')
   private readonly slots: Slot[] = []
   private readonly queue: Pending[] = []
   /** PDFs: pdf.js holds what it inflates outside the V8 heap, where a worker's heap limit does not reach. */
@@ -149,7 +129,7 @@ export class ExtractPool {
 
   private spawn(): Slot {
     const options: WorkerOptions = this.maxHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } } : {}
-    const worker = this.workerSource.pathname.endsWith('.ts') ? startFromSource(this.workerSource, options) : new Worker(this.workerSource, options)
+    const worker = startModuleWorker(this.workerSource, options)
     const slot: Slot = { worker, jobs: 0, retired: false, ready: false }
     worker.unref()
     worker.on('message', (reply: ExtractReply | ExtractReady) => {

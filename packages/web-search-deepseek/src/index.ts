@@ -44,7 +44,7 @@ export function apply(ctx: Context, config: Config) {
     resolveCredential: (request) => resolveCredential(ctx, request),
   })
   ctx.web.registerSearchProvider(provider)
-  ctx.on('dispose', () => provider.close())
+  ctx.effect(() => () => void provider.close())
 }
 
 export * from './deepseek-search.js'

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { assertPrivateFile, assertPrivateHome } from 'dsh-host'
+import { assertPrivateFile, assertPrivateHome } from '../private-home.js'
 import type { Check } from './doctor-checks.js'
 import { redactUrl } from './doctor-network.js'
 

@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
-import { lstat, readdir, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { assertPrivateHome, CodedError, openPrivateFile, syncFolder } from 'dsh-host'
-import { withFileLock } from '../file-lock.js'
+import { lstat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { CodedError, type CodedErrorOptions } from 'dsh-host'
+import { LockedJsonFile } from '../locked-json-file.js'
 
 /**
  * Bearer tokens for `dsh mcp --http`. A token is shown once, when it is
@@ -16,7 +15,7 @@ import { withFileLock } from '../file-lock.js'
 export type TokenErrorCode = 'MCP_TOKEN_EXISTS' | 'MCP_TOKEN_NOT_FOUND' | 'MCP_TOKEN_STORE_DAMAGED' | 'MCP_TOKEN_STORE_UNAVAILABLE' | 'INVALID_ARGUMENT'
 
 export class TokenError extends CodedError<TokenErrorCode> {
-  constructor(code: TokenErrorCode, message: string, options: { cause?: unknown } = {}) {
+  constructor(code: TokenErrorCode, message: string, options: CodedErrorOptions = {}) {
     super(code, message, options)
     this.name = 'TokenError'
   }
@@ -105,16 +104,26 @@ interface StoreFile {
 /**
  * `$DSH_HOME/mcp-tokens.json` (0600, in the 0700 home): the token hashes.
  * Changes are read-modify-write under the file's cross-process lock and
- * replace the file atomically (temp file, fsync, rename), so each change
+ * replace the file atomically (locked-json-file.ts), so each change
  * gives the file a new inode; `check` stats the file on every call and
  * reads it again when it changed, so a revocation made by any process on
  * the machine holds from the next request on.
  */
 export class FileTokenStore implements TokenStore {
   private cached: { stamp: string; byHash: Map<string, TokenRecord> } | undefined
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly file: LockedJsonFile<StoreFile>
 
-  constructor(readonly path: string, readonly options: { lockTimeoutMs?: number } = {}) {}
+  constructor(readonly path: string, readonly options: { lockTimeoutMs?: number } = {}) {
+    this.file = new LockedJsonFile(path, {
+      what: 'The MCP token store',
+      empty: () => ({ version: 1, tokens: [] }),
+      accepts: (value): value is StoreFile => !!value && value.version === 1 && Array.isArray(value.tokens) && value.tokens.every(isRecord),
+      shape: '{ "version": 1, "tokens": [{ name, sha256, created, expires, revoked }] }',
+      fix: 'fix it, or remove it and create the tokens again',
+      damaged: (message, details) => new TokenError('MCP_TOKEN_STORE_DAMAGED', message, { details }),
+      lockTimeoutMs: options.lockTimeoutMs,
+    })
+  }
 
   static inHome(home: string): FileTokenStore {
     return new FileTokenStore(join(home, 'mcp-tokens.json'))
@@ -126,7 +135,7 @@ export class FileTokenStore implements TokenStore {
 
   async create(name: string, options: { expiresAt?: Date } = {}): Promise<{ token: string; record: TokenRecord }> {
     const { token, record } = newToken(name, options.expiresAt)
-    await this.update((file) => {
+    await this.file.update((file) => {
       const existing = file.tokens.find((entry) => entry.name === name)
       if (existing && !existing.revoked) throw tokenExists(name)
       file.tokens = file.tokens.filter((entry) => entry.name !== name)
@@ -136,13 +145,13 @@ export class FileTokenStore implements TokenStore {
   }
 
   async list(): Promise<TokenRecord[]> {
-    return (await this.read()).tokens.map((record) => ({ ...record }))
+    return (await this.file.read()).tokens.map((record) => ({ ...record }))
   }
 
   async revoke(name: string): Promise<TokenRecord> {
     assertTokenName(name)
     let revoked: TokenRecord | undefined
-    await this.update((file) => {
+    await this.file.update((file) => {
       const found = file.tokens.find((entry) => entry.name === name)
       if (!found) throw new TokenError('MCP_TOKEN_NOT_FOUND', `There is no token named "${name}" in ${this.path}; dsh mcp token list shows the names.`)
       found.revoked ??= new Date().toISOString()
@@ -165,84 +174,10 @@ export class FileTokenStore implements TokenStore {
       if (error?.code !== 'ENOENT') throw error
     }
     if (this.cached?.stamp !== stamp) {
-      const file = await this.read()
+      const file = await this.file.read()
       this.cached = { stamp, byHash: new Map(file.tokens.map((record) => [record.sha256, record])) }
     }
     return this.cached.byHash
-  }
-
-  private async read(): Promise<StoreFile> {
-    if (!(await assertPrivateHome(dirname(this.path)))) return { version: 1, tokens: [] }
-    let text: string
-    try {
-      const handle = await openPrivateFile(this.path, constants.O_RDONLY, 'The MCP token store', { trustAnchor: true })
-      try {
-        text = await handle.readFile('utf8')
-      } finally {
-        await handle.close()
-      }
-    } catch (error: any) {
-      if (error?.code === 'ENOENT') return { version: 1, tokens: [] }
-      throw error
-    }
-    let parsed: any
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      throw new TokenError('MCP_TOKEN_STORE_DAMAGED', `The MCP token store ${this.path} is not valid JSON; fix it, or remove it and create the tokens again.`)
-    }
-    if (!parsed || parsed.version !== 1 || !Array.isArray(parsed.tokens) || !parsed.tokens.every(isRecord)) {
-      throw new TokenError('MCP_TOKEN_STORE_DAMAGED', `The MCP token store ${this.path} does not have the expected shape ({ "version": 1, "tokens": [{ name, sha256, created, expires, revoked }] }); fix it, or remove it and create the tokens again.`)
-    }
-    return parsed as StoreFile
-  }
-
-  /** One read-modify-write at a time: in this process (the queue) and across processes (the lock). */
-  private update(change: (file: StoreFile) => void): Promise<void> {
-    const next = this.queue.then(async () => {
-      await assertPrivateHome(dirname(this.path), { create: true })
-      await withFileLock(this.path, async () => {
-        await this.removeLeftovers()
-        const file = await this.read()
-        change(file)
-        await this.write(file)
-      }, { timeoutMs: this.options.lockTimeoutMs, what: `The MCP token store ${this.path}` })
-    })
-    this.queue = next.catch(() => {})
-    return next
-  }
-
-  private async write(file: StoreFile): Promise<void> {
-    const temp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-    try {
-      const handle = await openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'An MCP token store temp file')
-      try {
-        await handle.writeFile(JSON.stringify(file, null, 2) + '\n', 'utf8')
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await rename(temp, this.path)
-    } catch (error) {
-      await rm(temp, { force: true })
-      throw error
-    }
-    await syncFolder(dirname(this.path))
-  }
-
-  /** Temp files of writers killed before their rename: removed under the lock. */
-  private async removeLeftovers(): Promise<void> {
-    const prefix = `${basename(this.path)}.`
-    const folder = dirname(this.path)
-    for (const name of await readdir(folder)) {
-      const match = name.startsWith(prefix) && /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length))
-      if (!match || Number(match[1]) === process.pid) continue
-      try {
-        process.kill(Number(match[1]), 0)
-      } catch (error: any) {
-        if (error?.code === 'ESRCH') await rm(join(folder, name), { force: true })
-      }
-    }
   }
 }
 

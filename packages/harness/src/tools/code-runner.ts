@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { Worker } from 'node:worker_threads'
-import type { JsonValue } from 'dsh-host'
+import { type JsonValue, startModuleWorker, workerModuleBeside } from 'dsh-host'
 import { compileInterpreter, type WasmModule } from './code-memory.js'
 import { type SandboxError, type SandboxLimits, stopError, ToolCallFailure } from './code-sandbox.js'
 import { type CodeLanguage, CodeSyntaxError, prepareCode } from './code-transform.js'
@@ -39,15 +38,8 @@ export function workerHeapMb(maxResultBytes: number): number {
   return 32 + Math.ceil((3 * maxResultBytes) / 1048576)
 }
 
-/**
- * The worker runs compiled code: from dist/ it is the file beside this one;
- * when this module runs as src/*.ts under tsx (whose loader does not reach
- * worker threads), it is the built copy (the test command builds first).
- */
-function workerUrl(): URL {
-  if (import.meta.url.endsWith('.ts')) return new URL('../../dist/tools/code-worker.js', import.meta.url)
-  return new URL('./code-worker.js', import.meta.url)
-}
+/** The worker's module: the compiled one beside this file, or its TypeScript source when this file runs under tsx. */
+export const CODE_WORKER_MODULE = workerModuleBeside(import.meta.url, './code-worker')
 
 let compiled: Promise<WasmModule | undefined> | undefined
 /** The interpreter's WebAssembly, compiled once per process and shared with every worker (V8 shares the machine code). */
@@ -90,7 +82,7 @@ export async function runCodeInWorker(options: RunnerOptions): Promise<RunnerRes
   const logs: string[] = []
   if (options.signal.aborted) return { logs, notes: [], error: stopError('cancelled', limits) }
   const job: WorkerJob = { ...limits, prepared, toolNames: options.toolNames, ...(wasmModule ? { wasmModule } : {}) }
-  const worker = new Worker(workerUrl(), {
+  const worker = startModuleWorker(CODE_WORKER_MODULE, {
     workerData: job,
     resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(options.maxResultBytes), maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
     stdout: true,
