@@ -1,6 +1,6 @@
-import { isIPv4 } from 'node:net'
 import { CodedError } from './errors.js'
 import { HostNameError, canonicalHost } from './host-name.js'
+import { formatIpAddress as formatIp, ipInRange, parseIpAddress, parseIpRange, type IpAddress } from './ip-cidr.js'
 
 /**
  * The one domain matcher: every place that compares a URL's host with a list
@@ -76,56 +76,6 @@ export class DomainListError extends CodedError<'INVALID_ARGUMENT'> {
 }
 
 // ---------------------------------------------------------------- addresses
-
-interface Ip {
-  family: 4 | 6
-  value: bigint
-}
-
-const IPV4_MAPPED = 0xffffn << 32n
-
-function ipv4Value(dotted: string): bigint {
-  return dotted.split('.').reduce((sum, part) => (sum << 8n) | BigInt(Number(part)), 0n)
-}
-
-/** An IPv6 address as the URL parser serialises it (hex groups, at most one `::`, no dotted tail). */
-function ipv6Value(text: string): bigint {
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined]
-  const groups = (part: string | undefined) => (part ? part.split(':') : [])
-  const left = groups(head)
-  const right = groups(tail)
-  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
-  return all.reduce((sum, group) => (sum << 16n) | BigInt(parseInt(group, 16)), 0n)
-}
-
-function formatIp(ip: Ip): string {
-  if (ip.family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.')
-  // The URL parser writes the canonical (compressed) form.
-  const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) => ((ip.value >> shift) & 0xffffn).toString(16))
-  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1)
-}
-
-/**
- * The IP a hostname from the URL parser stands for, or undefined for a name.
- * An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) is that IPv4 address.
- */
-function ipOfHostname(hostname: string): Ip | undefined {
-  if (hostname.startsWith('[')) {
-    const value = ipv6Value(hostname.slice(1, -1))
-    if (value >> 32n === IPV4_MAPPED >> 32n) return { family: 4, value: value & 0xffffffffn }
-    return { family: 6, value }
-  }
-  if (isIPv4(hostname)) return { family: 4, value: ipv4Value(hostname) }
-  return undefined
-}
-
-/** Whether the address is in the range; an IPv4 address is also compared as its IPv4-mapped IPv6 form. */
-function inRange(ip: Ip, range: { family: 4 | 6; value: bigint; prefix: number }): boolean {
-  if (ip.family === 6 && range.family === 4) return false
-  const value = ip.family === 4 && range.family === 6 ? IPV4_MAPPED | ip.value : ip.value
-  const shift = BigInt((range.family === 4 ? 32 : 128) - range.prefix)
-  return value >> shift === range.value >> shift
-}
 
 // ---------------------------------------------------------------- paths
 
@@ -207,7 +157,7 @@ function parseEntry(written: string): DomainEntry {
     if (HostNameError.is(error)) refuse(`"${host}" is not a valid host name or IP address (${error.message})`)
     throw error
   }
-  const ip = ipOfHostname(canonical)
+  const ip = parseIpAddress(canonical)
 
   if (!ip) {
     const name = canonical
@@ -223,14 +173,10 @@ function parseEntry(written: string): DomainEntry {
   const cidr = /^\/(\d{1,3})$/.exec(parts.tail)
   if (cidr) {
     // The range as written: an IPv6 range inside ::ffff:0:0/96 becomes the IPv4 range it maps.
-    let range: Ip & { prefix: number } = { ...ip, prefix: Number(cidr[1]) }
-    if (ip.family === 4 && canonical.startsWith('[')) range = { family: 6, value: IPV4_MAPPED | ip.value, prefix: range.prefix }
-    const bits = range.family === 4 ? 32 : 128
-    if (range.prefix > bits) refuse(`the prefix length /${range.prefix} is longer than ${bits} bits`)
+    const range = parseIpRange(`${canonical}${parts.tail}`)
+    if ('error' in range) refuse(range.error)
     if (port !== undefined) refuse('a CIDR range takes no port')
-    if (range.family === 6 && range.prefix >= 96 && range.value >> 32n === IPV4_MAPPED >> 32n) range = { family: 4, value: range.value & 0xffffffffn, prefix: range.prefix - 96 }
-    const shift = BigInt((range.family === 4 ? 32 : 128) - range.prefix)
-    const network = formatIp({ family: range.family, value: (range.value >> shift) << shift })
+    const network = formatIp(range)
     return { kind: 'range', written, text: `${network}/${range.prefix}`, family: range.family, network, prefix: range.prefix }
   }
   if (/^\/\d/.test(parts.tail)) refuse('after an IP address, "/" and a number is a CIDR prefix length, written alone (192.0.2.0/24), without a port or more path')
@@ -251,7 +197,7 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 }
 /** What of a URL the entries look at; undefined for a URL that is not http(s) or has no host. */
 interface UrlParts {
   name?: string
-  ip?: Ip
+  ip?: IpAddress
   port: number
   pathname: string
 }
@@ -272,7 +218,7 @@ function urlParts(input: string | URL): UrlParts | undefined {
   } catch {
     return undefined
   }
-  const ip = ipOfHostname(host)
+  const ip = parseIpAddress(host)
   const port = url.port ? Number(url.port) : defaultPort
   return ip ? { ip, port, pathname: url.pathname } : { name: host, port, pathname: url.pathname }
 }
@@ -290,16 +236,14 @@ function entryMatches(entry: DomainEntry, url: UrlParts): boolean {
       return url.ip !== undefined && url.ip.family === entry.family && formatIp(url.ip) === entry.address
     case 'range': {
       if (url.ip === undefined) return false
-      const value = entry.family === 4 ? ipv4Value(entry.network) : ipv6Value(entry.network)
-      return inRange(url.ip, { family: entry.family, value, prefix: entry.prefix })
+      return ipInRange(url.ip, { ...entryIp(entry), prefix: entry.prefix })
     }
   }
 }
 
 /** The value of an address or range entry's first address. */
-function entryIp(entry: DomainAddressEntry | DomainRangeEntry): Ip {
-  const text = entry.kind === 'address' ? entry.address : entry.network
-  return { family: entry.family, value: entry.family === 4 ? ipv4Value(text) : ipv6Value(text) }
+function entryIp(entry: DomainAddressEntry | DomainRangeEntry): IpAddress {
+  return { family: entry.family, value: parseIpAddress(entry.kind === 'address' ? entry.address : entry.network, { keepMapped: true })!.value }
 }
 
 /** Whether every URL `inner` admits, `outer` admits too (port and path first, then the host part). */
@@ -317,8 +261,8 @@ function entryCovers(outer: DomainEntry, inner: DomainEntry): boolean {
     case 'range': {
       if (inner.kind === 'name') return false
       const range = { ...entryIp(outer), prefix: outer.prefix }
-      if (inner.kind === 'address') return inRange(entryIp(inner), range)
-      return inner.family === outer.family && inner.prefix >= outer.prefix && inRange(entryIp(inner), range)
+      if (inner.kind === 'address') return ipInRange(entryIp(inner), range)
+      return inner.family === outer.family && inner.prefix >= outer.prefix && ipInRange(entryIp(inner), range)
     }
   }
 }

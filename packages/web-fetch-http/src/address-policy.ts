@@ -1,7 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns'
-import ipaddr from 'ipaddr.js'
 import { WebError, abortError, redactUrl } from 'dsh-web'
-import { DomainList, DomainListError, HostNameError, canonicalHost, describeDomainEntry } from 'dsh-host'
+import { DomainList, DomainListError, HostNameError, canonicalHost, describeDomainEntry, ipInRange, parseIpAddress, parseIpRange, type IpAddress, type IpRange } from 'dsh-host'
 import { type Address, type BlockedRange, blockedRange, parseAddress } from './ip-ranges.js'
 import { FakeIpRanges, fakeIpHint, localName } from './route-checks.js'
 
@@ -40,7 +39,7 @@ export interface AddressPolicyOptions {
   fakeIpRanges?: string[]
 }
 
-type TrustEntry = { kind: 'name'; name: string } | { kind: 'range'; network: [Address, number]; text: string }
+type TrustEntry = { kind: 'name'; name: string } | { kind: 'range'; range: IpRange; text: string }
 
 /**
  * An operator's host name (privateHosts, resolve) in the one canonical form
@@ -63,13 +62,12 @@ function parseTrust(entries: string[]): TrustEntry[] {
     if (!text) throw new WebError('INVALID_ARGUMENT', 'privateHosts holds an empty entry; list host names, addresses or CIDR ranges.')
     const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text
     if (bare.includes('/')) {
-      if (!ipaddr.isValidCIDR(bare)) {
-        throw new WebError('INVALID_ARGUMENT', `privateHosts entry "${text}" is not a valid CIDR range (e.g. 127.0.0.0/8).`)
-      }
-      return { kind: 'range', network: ipaddr.parseCIDR(bare), text }
+      const range = parseIpRange(bare)
+      if ('error' in range) throw new WebError('INVALID_ARGUMENT', `privateHosts entry "${text}" is not a valid CIDR range (e.g. 127.0.0.0/8): ${range.error}.`)
+      return { kind: 'range', range, text }
     }
-    const address = parseAddress(bare)
-    if (address) return { kind: 'range', network: [address, address.kind() === 'ipv4' ? 32 : 128], text }
+    const address = parseIpAddress(bare)
+    if (address) return { kind: 'range', range: { ...address, prefix: address.family === 4 ? 32 : 128 }, text }
     return { kind: 'name', name: canonicalSettingHost(bare, 'privateHosts') }
   })
 }
@@ -294,17 +292,17 @@ export class AddressPolicy {
   private hostOf(url: URL): { host: string; literal: Address | undefined; trusted: boolean } {
     const host = canonicalHost(url.hostname)
     const literal = parseAddress(url.hostname)
-    const trusted = this.isTrusted(host, literal)
+    const trusted = this.isTrusted(host, literal && parseIpAddress(url.hostname))
     const local = literal || trusted ? undefined : localName(host)
     if (local) throw localNameError(url, host, local)
     return { host, literal, trusted }
   }
 
   /** Whether privateHosts names this URL's host exactly (by name or as a literal address). */
-  private isTrusted(host: string, literal: Address | undefined): boolean {
+  private isTrusted(host: string, literal: IpAddress | undefined): boolean {
     for (const entry of this.trust) {
       if (entry.kind === 'name' && !literal && entry.name === host) return true
-      if (entry.kind === 'range' && literal && literal.kind() === entry.network[0].kind() && literal.match(entry.network)) return true
+      if (entry.kind === 'range' && literal && ipInRange(literal, entry.range)) return true
     }
     return false
   }

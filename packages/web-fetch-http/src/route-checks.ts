@@ -1,6 +1,5 @@
-import ipaddr from 'ipaddr.js'
+import { ipInRange, parseIpAddress, parseIpRange, type IpRange } from 'dsh-host'
 import { WebError } from 'dsh-web'
-import { type Address, parseAddress } from './ip-ranges.js'
 
 /**
  * Ranges that local fake-IP resolvers (Clash, sing-box, Surge, TUN-mode VPN
@@ -9,25 +8,24 @@ import { type Address, parseAddress } from './ip-ranges.js'
  */
 export const WELL_KNOWN_FAKE_IP_RANGES = ['198.18.0.0/15', 'fc00::/7']
 
-function parseRanges(entries: string[], name: string): [Address, number][] {
+function parseRanges(entries: string[], name: string): IpRange[] {
   return entries.map((entry) => {
-    const text = entry.trim()
-    if (!ipaddr.isValidCIDR(text)) {
-      throw new WebError('INVALID_ARGUMENT', `${name} entry "${entry}" is not a CIDR range such as 198.18.0.0/15.`, { details: { argument: name } })
+    const range = parseIpRange(entry.trim())
+    if ('error' in range) {
+      throw new WebError('INVALID_ARGUMENT', `${name} entry "${entry}" is not a CIDR range such as 198.18.0.0/15 (${range.error}).`, { details: { argument: name } })
     }
-    return ipaddr.parseCIDR(text)
+    return range
   })
 }
 
-function inRanges(ranges: [Address, number][], text: string): boolean {
-  const address = parseAddress(text)
-  if (!address) return false
-  return ranges.some((range) => range[0].kind() === address.kind() && address.match(range))
+function inRanges(ranges: IpRange[], text: string): boolean {
+  const address = parseIpAddress(text)
+  return address !== undefined && ranges.some((range) => ipInRange(address, range))
 }
 
 /** The operator's fake-IP ranges (`proxy.fakeIpRanges`): answers for names in them pass the address check. */
 export class FakeIpRanges {
-  private readonly ranges: [Address, number][]
+  private readonly ranges: IpRange[]
 
   constructor(entries: string[]) {
     this.ranges = parseRanges(entries, 'proxy.fakeIpRanges')

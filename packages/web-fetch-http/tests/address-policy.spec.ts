@@ -280,8 +280,14 @@ describe('address policy: vet() never connects', () => {
     await named.close()
   })
 
+  it('privateHosts matches as the domain lists do: an IPv4 range holds the IPv4-mapped IPv6 spelling of its addresses', async () => {
+    // The same destination either way; before the one CIDR matcher, the fetcher's ipaddr.js ranges compared families and refused it.
+    assert.equal((await fetcher.vet('http://[::ffff:10.9.0.7]/')).host, '[::ffff:a09:7]')
+    assert.equal((await refusal(fetcher.vet('http://[::ffff:10.10.0.1]/'))).code, 'WEB_BLOCKED_ADDRESS')
+  })
+
   it('refuses a privateHosts entry that is not a host, address or range', () => {
-    assert.throws(() => createHttpFetcher({ env: DIRECT, privateHosts: ['10.0.0.0/99'] }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT')
+    assert.throws(() => createHttpFetcher({ env: DIRECT, privateHosts: ['10.0.0.0/99'] }), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && /longer than 32 bits/.test(error.message))
   })
 
   it('applies allowed and blocked domain lists to the host and its subdomains', async () => {

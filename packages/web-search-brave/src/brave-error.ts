@@ -25,7 +25,8 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
   const error = parseBraveError(answer.text)
   const providerCode = typeof error?.code === 'string' && error.code ? error.code : undefined
   const status = answer.status >= 300 ? answer.status : (typeof error?.status === 'number' && error.status >= 400 ? error.status : 500)
-  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
+  // The status the error stands for (an envelope's own status under a 2xx): the seam decides `retryable` from it and the code.
+  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status }
   if (providerCode) details.providerCode = providerCode
   if (typeof error?.id === 'string' && error.id) details.requestId = error.id
 
@@ -33,20 +34,17 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
   const exhausted = exhaustedLongWindow(windows)
 
   let code: WebErrorCode
-  let retryable: boolean
   let what: string
   let hint = ''
   switch (classify(providerCode, status, error !== undefined, exhausted !== undefined)) {
     case 'auth':
       code = 'WEB_PROVIDER_AUTH_FAILED'
-      retryable = false
       what = 'refused the subscription token'
       if (!error && answer.text.trim()) hint += "; the body is not Brave's JSON error, so a proxy or firewall in front of the API may have answered"
       if (context.credential) hint += ` (the key used: ${context.credential})`
       break
     case 'quota':
       code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
-      retryable = false
       what = "reports the plan's quota used up"
       if (exhausted) {
         hint = `; the ${describeWindow(exhausted)} quota${exhausted.limit !== undefined ? ` of ${exhausted.limit} requests` : ''} has none left`
@@ -58,7 +56,6 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
       break
     case 'rate': {
       code = 'WEB_PROVIDER_RATE_LIMITED'
-      retryable = true
       what = 'is rate limiting requests'
       const window = shortestWindow(windows)
       const retryAfterMs = parseRetryAfter(answer.headers) ?? (window?.resetSeconds !== undefined ? Math.ceil(window.resetSeconds * 1000) : undefined)
@@ -70,7 +67,6 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
     }
     case 'plan':
       code = 'WEB_PROVIDER_ERROR'
-      retryable = false
       what = "refused an option the subscription's plan does not include"
       hint = context.options?.length
         ? `; this row sends ${context.options.join(', ')}: remove the option from the row or change the plan`
@@ -78,7 +74,6 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
       break
     case 'validation': {
       code = 'INVALID_ARGUMENT'
-      retryable = false
       what = "rejected the request's parameters"
       const located = validationLocations(error, context.secret)
       if (located) hint = ` (${located})`
@@ -93,13 +88,11 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
     }
     case 'upstream':
       code = 'WEB_PROVIDER_ERROR'
-      retryable = true
       what = 'failed on its side'
       break
     default:
-      // 400, 404 and the rest: the request itself is wrong; repeating it will not help.
+      // 400, 404 and the rest: the request itself is wrong; the seam finds a 408 or 409 worth repeating by the status.
       code = 'WEB_PROVIDER_ERROR'
-      retryable = status === 408 || status === 409
       what = 'rejected the request'
       break
   }
@@ -111,7 +104,7 @@ export function fromBraveError(answer: HttpAnswer, context: BraveErrorContext): 
       ? ` (the body is not JSON${contentType(answer) ? `, ${contentType(answer)}` : ''})`
       : ''
   const label = providerCode ? `HTTP ${answer.status}, ${providerCode}` : `HTTP ${answer.status}`
-  return new WebError(code, `Brave Search ${what} (${label})${quoted}${hint}`, { details, retryable })
+  return new WebError(code, `Brave Search ${what} (${label})${quoted}${hint}`, { details })
 }
 
 type ErrorKind = 'auth' | 'quota' | 'rate' | 'plan' | 'validation' | 'upstream' | 'request'

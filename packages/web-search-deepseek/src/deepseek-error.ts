@@ -17,31 +17,24 @@ export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorCont
   const quote = (text: string, maxLength: number) => quoteProviderText(text, context.secret, maxLength)
   const providerMessage = typeof body?.error?.message === 'string' ? quote(body.error.message, MESSAGE_MAX) : undefined
   const providerCode = pickString(body?.error?.code, body?.error?.type)
-  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
+  // The status the error stands for (an envelope's type under a 2xx): the seam decides `retryable` from it and the code.
+  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status }
   if (providerCode) details.providerCode = quote(providerCode, IDENTIFIER_MAX)
   const requestId = headerValue(answer.headers, 'request-id') ?? (typeof body?.request_id === 'string' ? body.request_id : undefined)
   if (requestId) details.requestId = quote(requestId, IDENTIFIER_MAX)
 
   let code: WebErrorCode
-  let retryable: boolean
   if (status === 401 || status === 403) {
     code = 'WEB_PROVIDER_AUTH_FAILED'
-    retryable = false
   } else if (status === 402 || providerCode === 'insufficient_quota' || providerCode === 'billing_error') {
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
-    retryable = false
   } else if (status === 429) {
     code = 'WEB_PROVIDER_RATE_LIMITED'
-    retryable = true
     const retryAfterMs = parseRetryAfter(answer.headers)
     if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
-  } else if (status >= 500) {
-    code = 'WEB_PROVIDER_ERROR'
-    retryable = true
   } else {
-    // 400, 404, 413, 422 and the rest: the request itself is wrong; repeating it will not help.
+    // 5xx, and 400, 404, 413, 422 and the rest; the seam tells them apart by the status.
     code = 'WEB_PROVIDER_ERROR'
-    retryable = status === 408 || status === 409
   }
 
   const what = describe(code, status)
@@ -51,7 +44,7 @@ export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorCont
       ? ` (the body is not JSON${contentType(answer) ? `, ${quote(contentType(answer)!, IDENTIFIER_MAX)}` : ''})`
       : ''
   const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
-  return new WebError(code, `DeepSeek ${what} (HTTP ${answer.status})${quoted}${hint}`, { details, retryable })
+  return new WebError(code, `DeepSeek ${what} (HTTP ${answer.status})${quoted}${hint}`, { details })
 }
 
 /** The provider's message is quoted up to this many characters, then cut visibly. */

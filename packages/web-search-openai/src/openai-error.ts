@@ -18,41 +18,36 @@ export function fromOpenAIError(answer: HttpAnswer, context: OpenAIErrorContext)
   const quote = (text: string, maxLength: number) => quoteProviderText(text, context.secret, maxLength)
   const providerMessage = typeof error?.message === 'string' && error.message ? quote(error.message, MESSAGE_MAX) : undefined
   const providerCode = [error?.code, error?.type].find((value): value is string => typeof value === 'string' && value !== '')
-  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status: answer.status }
+  // The status the error stands for (an envelope's code under a 2xx): the seam decides `retryable` from it and the code.
+  const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status }
   if (providerCode) details.providerCode = quote(providerCode, IDENTIFIER_MAX)
   const requestId = headerValue(answer.headers, 'x-request-id')
   if (requestId) details.requestId = quote(requestId, IDENTIFIER_MAX)
 
   let code: WebErrorCode
-  let retryable: boolean
   let what: string
   if (status === 401 || status === 403) {
     code = 'WEB_PROVIDER_AUTH_FAILED'
-    retryable = false
     what = status === 403 ? 'refused the request (permission or region)' : 'refused the key'
   } else if (status === 402 || error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota') {
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
-    retryable = false
     what = 'reports the account has no quota left'
   } else if (status === 429) {
     code = 'WEB_PROVIDER_RATE_LIMITED'
-    retryable = true
     what = 'is rate limiting requests'
     const retryAfterMs = parseRetryAfter(answer.headers)
     if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
   } else if (status >= 500) {
     code = 'WEB_PROVIDER_ERROR'
-    retryable = true
     what = 'failed on its side'
   } else {
     code = 'WEB_PROVIDER_ERROR'
-    retryable = status === 408 || status === 409
     what = 'rejected the request'
   }
   const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
   const quoted = providerMessage ? `: ${providerMessage}` : body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${quote(type, IDENTIFIER_MAX)}` : ''})` : ''
   const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
-  return new WebError(code, `OpenAI ${what} (HTTP ${answer.status})${quoted}${hint}`, { details, retryable })
+  return new WebError(code, `OpenAI ${what} (HTTP ${answer.status})${quoted}${hint}`, { details })
 }
 
 /** The provider's message is quoted up to this many characters, then cut visibly. */

@@ -43,7 +43,7 @@ export function fromSearxngError(answer: HttpAnswer, context: SearxngErrorContex
         '(for authScheme basic it is user:password) and authScheme in the searxng row.'
       : `the instance asks for credentials (HTTP 401${asks}) and the searxng row names none: set authEnv (and authScheme) in the row, ` +
         'then store the value with `dsh credentials set NAME`.'
-    return new WebError('WEB_PROVIDER_AUTH_FAILED', `SearXNG: ${fix}${quoted ? ` It said: ${quoted}` : ''}`, { details, retryable: false })
+    return new WebError('WEB_PROVIDER_AUTH_FAILED', `SearXNG: ${fix}${quoted ? ` It said: ${quoted}` : ''}`, { details })
   }
 
   if (status === 403 && !quoted) {
@@ -53,7 +53,7 @@ export function fromSearxngError(answer: HttpAnswer, context: SearxngErrorContex
     return new WebError(
       'WEB_PROVIDER_ERROR',
       `SearXNG answered HTTP 403 to format=json${notJson}: the instance does not serve JSON; ${JSON_FORMAT_FIX}.${proxy}`,
-      { details, retryable: false },
+      { details },
     )
   }
 
@@ -63,9 +63,11 @@ export function fromSearxngError(answer: HttpAnswer, context: SearxngErrorContex
     const said = quoted ?? (text ? scrub(text, context) : undefined)
     if (retryAfterMs !== undefined) {
       details.retryAfterMs = retryAfterMs
-      return new WebError('WEB_PROVIDER_RATE_LIMITED', `SearXNG is rate limiting requests (HTTP 429${said ? `: ${said}` : ''}).`, { details, retryable: true })
+      return new WebError('WEB_PROVIDER_RATE_LIMITED', `SearXNG is rate limiting requests (HTTP 429${said ? `: ${said}` : ''}).`, { details })
     }
     details.providerCode = 'limiter'
+    // The one place a provider overrides the seam's rule (429, retryable): the limiter names no wait and keeps
+    // refusing this host until the instance's settings change, so a retry only feeds its block list.
     return new WebError(
       'WEB_PROVIDER_RATE_LIMITED',
       `SearXNG: the instance's limiter refused the request (HTTP 429${said ? `: ${said}` : ''}); ${LIMITER_FIX}. ` +
@@ -80,7 +82,7 @@ export function fromSearxngError(answer: HttpAnswer, context: SearxngErrorContex
     return new WebError(
       'INVALID_ARGUMENT',
       `SearXNG rejected the request (HTTP 400): ${quoted}. Check language, safesearch, timeRange, categories and engines in the searxng row.`,
-      { details, retryable: false },
+      { details },
     )
   }
 
@@ -88,14 +90,13 @@ export function fromSearxngError(answer: HttpAnswer, context: SearxngErrorContex
     return new WebError(
       'WEB_PROVIDER_ERROR',
       `SearXNG: nothing answers at ${redactUrl(context.endpoint)} (HTTP 404)${notJson}; check baseURL (the instance's root: /search is appended).`,
-      { details, retryable: false },
+      { details },
     )
   }
 
   const what = status >= 500 ? 'failed on its side' : status < 300 ? 'answered with an error' : 'rejected the request'
-  const retryable = status >= 500 || status === 408 || status === 409
   const sentHint = status === 403 && sent ? ` (the credential sent: ${sent})` : ''
-  return new WebError('WEB_PROVIDER_ERROR', `SearXNG ${what} (HTTP ${status})${quoted ? `: ${quoted}` : notJson}${sentHint}.`, { details, retryable })
+  return new WebError('WEB_PROVIDER_ERROR', `SearXNG ${what} (HTTP ${status})${quoted ? `: ${quoted}` : notJson}${sentHint}.`, { details })
 }
 
 /**
@@ -117,7 +118,7 @@ export function fromSearxngRedirect(answer: HttpAnswer, target: URL | undefined,
       'WEB_PROVIDER_RATE_LIMITED',
       `SearXNG: the instance's limiter refused the request (HTTP ${answer.status}, a redirect to its front page ${redactUrl(target)}); ${LIMITER_FIX}. ` +
         'Redirects are never followed.',
-      { details, retryable: false },
+      { details },
     )
   }
   if (target.origin !== endpoint.origin && /(^|\s)!!\S/.test(query)) {
@@ -126,7 +127,7 @@ export function fromSearxngRedirect(answer: HttpAnswer, target: URL | undefined,
       'WEB_REDIRECT_BLOCKED',
       `SearXNG answered HTTP ${answer.status} with a redirect to ${target.origin} because the query holds an external bang (!!...), ` +
         'which it answers with a redirect even for format=json. Redirects are never followed: search without the bang.',
-      { details, retryable: false },
+      { details },
     )
   }
   return undefined

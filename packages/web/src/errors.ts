@@ -73,6 +73,14 @@ const RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set([
   'WEB_TIMEOUT',
 ])
 
+/**
+ * Codes that say no repetition of the same request helps, whatever status came
+ * with them: a refused key, an account out of quota (OpenAI and Brave send it
+ * as 429, the rate limit's status) and a rejected argument stay so until a
+ * person changes something.
+ */
+const NEVER_RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set(['WEB_PROVIDER_AUTH_FAILED', 'WEB_PROVIDER_QUOTA_EXHAUSTED', 'INVALID_ARGUMENT'])
+
 /** Whether an HTTP status says that the same request may succeed later. */
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || (status >= 500 && status <= 599)
@@ -80,8 +88,11 @@ function isRetryableStatus(status: number): boolean {
 
 /**
  * The web family's error: a `CodedError` whose code is one of the closed union.
- * `retryable` follows the HTTP status when there is one (a 400 is never worth
- * repeating, whatever the code), else the code.
+ * `retryable` is decided here, once for every provider: never for a code that
+ * no repetition fixes; else by the HTTP status when there is one (a 400 is
+ * never worth repeating, whatever the code); else by the code. Providers give
+ * the status and their own code in `details` and choose the code; they do not
+ * work `retryable` out again.
  */
 export class WebError extends CodedError<WebErrorCode, WebErrorDetails> {
   readonly [brand] = true
@@ -90,7 +101,7 @@ export class WebError extends CodedError<WebErrorCode, WebErrorDetails> {
     const status = options.details?.status
     super(code, message ?? WEB_ERROR_MESSAGES[code], {
       ...options,
-      retryable: options.retryable ?? (typeof status === 'number' ? isRetryableStatus(status) : RETRYABLE_CODES.has(code)),
+      retryable: options.retryable ?? isRetryable(code, status),
     })
     this.name = 'WebError'
   }
@@ -99,6 +110,12 @@ export class WebError extends CodedError<WebErrorCode, WebErrorDetails> {
   static override is(value: unknown): value is WebError {
     return typeof value === 'object' && value !== null && (value as any)[brand] === true
   }
+}
+
+/** The seam's one rule for `retryable` (see WebError). */
+function isRetryable(code: WebErrorCode, status: number | undefined): boolean {
+  if (NEVER_RETRYABLE_CODES.has(code)) return false
+  return typeof status === 'number' ? isRetryableStatus(status) : RETRYABLE_CODES.has(code)
 }
 
 /** A URL fit for `details` and messages: no userinfo, no query, no fragment. */

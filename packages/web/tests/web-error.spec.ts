@@ -48,8 +48,14 @@ describe('WebError', () => {
     })
   }
 
-  it('takes retryable from the HTTP status class when there is one, else from the code', () => {
+  it('takes retryable from the HTTP status class when there is one, else from the code, never for a code no repetition fixes', () => {
     const cases: Array<[WebErrorCode, number | undefined, boolean]> = [
+      // A refused key, a spent quota and a rejected argument stay so, whatever status they came with (OpenAI and Brave send quota as 429).
+      ['WEB_PROVIDER_QUOTA_EXHAUSTED', 429, false],
+      ['WEB_PROVIDER_QUOTA_EXHAUSTED', undefined, false],
+      ['WEB_PROVIDER_AUTH_FAILED', 503, false],
+      ['INVALID_ARGUMENT', 500, false],
+      ['WEB_PROVIDER_RATE_LIMITED', 429, true],
       ['WEB_PROVIDER_RATE_LIMITED', undefined, true],
       ['WEB_RATE_LIMITED', undefined, true],
       ['WEB_TIMEOUT', undefined, true],
