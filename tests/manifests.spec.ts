@@ -142,13 +142,13 @@ describe('package manifests', () => {
     }
   })
 
-  it('dsh-cli depends on every package the shipped compositions and the overlays in docs/ name, and on cordis', () => {
+  it('dsh-cli depends on every package the shipped compositions and the shipped overlays name, and on cordis', () => {
     const cli = packages.find((item) => item.manifest.name === 'dsh-cli')!.manifest
     const shipped = shippedConfigDir()
     const files = [
       join(shipped, 'base.cordis.yml'),
       ...readdirSync(join(shipped, 'presets')).map((file) => join(shipped, 'presets', file)),
-      ...readdirSync(join(ROOT, 'docs')).filter((file) => file.endsWith('.cordis.yml')).map((file) => join(ROOT, 'docs', file)),
+      ...readdirSync(join(ROOT, 'config/overlays')).filter((file) => file.endsWith('.cordis.yml')).map((file) => join(ROOT, 'config/overlays', file)),
     ]
     const named = new Set<string>()
     for (const file of files) {
