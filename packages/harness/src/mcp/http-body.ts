@@ -66,6 +66,9 @@ export class JsonDepthScan {
  * once (the caller answers), the rest of the body is read and dropped up to
  * DISCARD_AFTER_REFUSAL_BYTES, and past that the connection is destroyed.
  */
+/** How long a refused connection lingers, half-closed and unread, before it is destroyed. */
+const LINGER_MS = 1000
+
 export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<{ text: string } | { refused: BodyRefusal }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -82,8 +85,12 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<{ te
       if (settled) {
         discarded += chunk.length
         if (discarded > DISCARD_AFTER_REFUSAL_BYTES) {
+          // A lingering close: stop reading and send FIN, so the client reads its answer; destroyed a moment later.
+          // Destroying at once, while the client still writes, resets the connection and can discard the answer unread.
           req.off('data', onData)
-          req.socket.destroy()
+          req.socket.pause()
+          req.socket.end()
+          setTimeout(() => req.socket.destroy(), LINGER_MS).unref()
         }
         return
       }
