@@ -14,6 +14,7 @@ export function searchCacheKey(providerId: string, request: SearchRequest): stri
     request.allowedDomains ?? null,
     request.blockedDomains ?? null,
     request.userLocation ?? null,
+    request.recency ?? null,
   ])
 }
 

@@ -49,11 +49,19 @@ export interface UserLocation {
   timezone?: string
 }
 
+/**
+ * Keep to sources published (or updated) within the last day, week, month or
+ * year, as the provider judges it. A provider that cannot apply it reports the
+ * `recency` filter as not honoured; it is never dropped silently.
+ */
+export type SearchRecency = 'day' | 'week' | 'month' | 'year'
+
 export interface SearchRequest {
   query: string
   allowedDomains?: string[]
   blockedDomains?: string[]
   userLocation?: UserLocation
+  recency?: SearchRecency
 }
 
 export interface SearchSource {
@@ -93,7 +101,7 @@ export interface SearchAnswer {
   modelWritten: boolean
 }
 
-export type SearchFilterName = 'allowed_domains' | 'blocked_domains' | 'user_location'
+export type SearchFilterName = 'allowed_domains' | 'blocked_domains' | 'user_location' | 'recency'
 
 /**
  * Whether a requested filter holds for the result. A domain filter is honoured
@@ -277,7 +285,39 @@ export interface FetchedDocument {
   provenance: FetchProvenance
   /** Set for a non-2xx status; the text is still the page's. */
   error?: { code: 'WEB_HTTP_STATUS'; message: string }
+  /**
+   * What the page turned out to be, judged from the document read (static or
+   * rendered). Absent means the provider does not judge pages (treat as `ok`).
+   * Anything but `ok` is not the page's content: tools say so instead of
+   * presenting the text as the page.
+   */
+  outcome?: PageOutcome
   warnings: string[]
+}
+
+/**
+ * - `ok`: the page's content was read.
+ * - `needs_js`: a shell whose content its scripts would write (little visible
+ *   text, an empty app root, script bundles, a `<noscript>` asking for JavaScript).
+ * - `challenge`: a bot wall or captcha interstitial (`vendor` when its markup or headers name one).
+ * - `login_wall`: the page asks to sign in before it shows its content.
+ * - `paywall`: a teaser, the rest behind a subscription.
+ * - `empty`: no text found.
+ * - `partial`: the page did not finish within the deadline, or lazy content was not loaded.
+ */
+export type PageOutcomeKind = 'ok' | 'needs_js' | 'challenge' | 'login_wall' | 'paywall' | 'empty' | 'partial'
+
+export interface PageOutcome {
+  kind: PageOutcomeKind
+  /** What in the page decided it, for a person and the model (e.g. "an empty #root, 3 script bundles, 14 characters of text"). */
+  evidence?: string
+  /** With `challenge`: the vendor its markup or headers name (e.g. `cloudflare`). */
+  vendor?: string
+  /** How the page was read: `static` (its HTML as served) or `rendered` (by a browser, the fetch provider named in `renderedBy`). */
+  readAs: 'static' | 'rendered'
+  renderedBy?: string
+  /** Why it was or was not rendered (e.g. "rendering is off: the web row's render is never"). */
+  renderNote?: string
 }
 
 export interface FetchProvider {
