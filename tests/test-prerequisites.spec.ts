@@ -3,7 +3,7 @@
 // apt-get) or stops with the command that does, instead of failing suites.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { chmod, mkdir, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { PREREQUISITES, plan } from '../scripts/test-prerequisites.mjs'
@@ -70,5 +70,16 @@ describe('test prerequisites', () => {
     assert.equal(missing.code, 1)
     assert.match(missing.stderr, /squid/)
     assert.match(missing.stderr, /redis-server/)
+  })
+})
+
+describe('.ci/run and the prerequisites', () => {
+  it('installs them before it points the proxy variables at a closed port (apt-get would use that proxy), and names every package', async () => {
+    const ci = await readFile(join(ROOT, '.ci/run'), 'utf8')
+    const step = ci.indexOf('node scripts/test-prerequisites.mjs')
+    assert.ok(step > 0, '.ci/run runs the prerequisite step itself')
+    assert.ok(step < ci.search(/export "\$name=http/), 'before any proxy variable is set')
+    const comments = ci.split('\n').filter((line) => line.startsWith('#')).join(' ')
+    for (const entry of PREREQUISITES as Array<{ pkg: string }>) assert.ok(comments.includes(entry.pkg), `.ci/run names ${entry.pkg}`)
   })
 })

@@ -266,6 +266,10 @@ describe('ctx.web.search: the cache and the limits at dispatch', () => {
 
     await ctx.web.search({ query: 'q', allowedDomains: ['example.com'] }, call())
     assert.deepEqual(provider.calls, ['q', 'q'], 'a filter makes another search')
+    await ctx.web.search({ query: 'q', recency: 'week' }, call())
+    assert.deepEqual(provider.calls, ['q', 'q', 'q'], 'so does a recency filter')
+    await ctx.web.search({ query: 'q', recency: 'week' }, call())
+    assert.deepEqual(provider.calls, ['q', 'q', 'q'], 'and the same recency is a hit')
   })
 
   it('passes searchLimits of the provider before asking it: over the limit past the deadline is WEB_RATE_LIMITED naming the setting', async () => {
