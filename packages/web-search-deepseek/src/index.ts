@@ -48,7 +48,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './deepseek-search.js'
-export * from './deepseek-messages-api.js'
-export { toDeepSeekRequest, deepSeekMessagesEndpoint, searchInstruction } from './to-deepseek-request.js'
-export { fromDeepSeekResponse } from './from-deepseek-response.js'
-export { fromDeepSeekError } from './deepseek-error.js'

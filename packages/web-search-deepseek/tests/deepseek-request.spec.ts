@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createDeepSeekSearch, DEFAULT_DEEPSEEK_BASE_URL } from '../src/deepseek-search.js'
-import { deepSeekMessagesEndpoint, searchInstruction } from '../src/to-deepseek-request.js'
+import { messagesEndpoint, searchInstruction } from 'dsh-provider-kit'
 import { useFixtureServer } from '../../../tests/support/fixture-server.js'
 import { call, FIXTURES, providerFor, TEST_KEY } from './helpers.js'
 
@@ -82,8 +82,8 @@ describe('deepseek: the request as sent', () => {
     const { provider } = providerFor(server, { baseURL: `${server.url}/anthropic/v1/` })
     await provider.search({ query: 'q' }, call())
     assert.equal(server.requests[0]!.path, '/anthropic/v1/messages')
-    assert.equal(deepSeekMessagesEndpoint('https://api.deepseek.com/anthropic').href, 'https://api.deepseek.com/anthropic/v1/messages')
-    assert.equal(deepSeekMessagesEndpoint('https://gw.example/anthropic/v1').href, 'https://gw.example/anthropic/v1/messages')
+    assert.equal(messagesEndpoint('https://api.deepseek.com/anthropic').href, 'https://api.deepseek.com/anthropic/v1/messages')
+    assert.equal(messagesEndpoint('https://gw.example/anthropic/v1').href, 'https://gw.example/anthropic/v1/messages')
     await provider.close()
   })
 
