@@ -2,7 +2,8 @@
  * `dsh-provider-kit`: what the model-API search providers share. The
  * transport (bounded retries, size cap, no redirects, key scrubbing), one
  * client per provider instance (base URL, availability, per-call credential
- * and deadline) and the wire helpers that are the same for every vendor.
+ * and deadline), the wire helpers that are the same for every vendor, and
+ * the Messages API family that every vendor of that wire shares.
  */
 export type { Dispatcher } from 'undici'
 export * from './transport.js'
