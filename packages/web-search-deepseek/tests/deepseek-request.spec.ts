@@ -77,6 +77,17 @@ describe('deepseek: the request as sent', () => {
     await provider.close()
   })
 
+  it('recency: not sent (the tool has no date parameter), reported not honoured after the other filters, no source dropped', async () => {
+    server.reply('deepseek-multi-result')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'q', recency: 'month', blockedDomains: ['pinterest.com'] }, call())
+    assert.deepEqual(JSON.parse(server.requests[0]!.body).tools, [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3, blocked_domains: ['pinterest.com'] }])
+    assert.deepEqual(result.filters.map((filter) => [filter.filter, filter.honoured]), [['blocked_domains', true], ['recency', false]])
+    assert.equal(result.filters[1]!.note, 'not sent: the DeepSeek web search tool (web_search_20250305) has no date or recency parameter, so sources older than a month may be among them')
+    assert.equal(result.sources.length, 4)
+    await provider.close()
+  })
+
   it('appends only /messages to a base that already ends in /v1', async () => {
     server.reply('deepseek-multi-result')
     const { provider } = providerFor(server, { baseURL: `${server.url}/anthropic/v1/` })

@@ -44,6 +44,16 @@ describe('gemini through the dsh CLI and config/overlays/gemini-search.cordis.ym
     assert.equal(upstream.requests.length, 0)
   })
 
+  it('dsh doctor --config gemini-search names the missing GEMINI_API_KEY and the command that stores it, and probes no public endpoint', async () => {
+    const result = await dsh(['doctor', '--json', ...OVERLAY], { home, env: { GEMINI_API_KEY: undefined, GEMINI_SEARCH_BASE_URL: undefined } })
+    assert.equal(result.code, 1)
+    const checks = Object.fromEntries(JSON.parse(result.stdout).checks.map((item: any) => [item.id, item]))
+    assert.equal(checks['credential.gemini-official'].status, 'fail')
+    assert.match(checks['credential.gemini-official'].fix, /dsh credentials set GEMINI_API_KEY/)
+    assert.match(checks['baseURL.gemini-official'].message, /https:\/\/generativelanguage\.googleapis\.com from the default; not probed: public endpoint/)
+    assert.equal(checks['web.searchProvider'].status, 'ok')
+  })
+
   it('dsh search: the stored key in x-goog-api-key, the exact body, mapped sources, the request event logged without the key', async () => {
     const stored = await dsh(['credentials', 'set', 'GEMINI_API_KEY'], { home, input: `${KEY}\n` })
     assert.equal(stored.code, 0, stored.stderr)
