@@ -104,9 +104,12 @@ function toAnswer(candidate: GeminiCandidate, metadata: GeminiGroundingMetadata,
     const segment = support.segment
     const part = placed.get(typeof segment.partIndex === 'number' ? segment.partIndex : 0)
     const range = part ? charRange(part.text, segment.startIndex ?? 0, segment.endIndex) : undefined
+    // Two chunks of one support can be the same page: one citation per source and range.
+    const cited = new Set<SearchSource>()
     for (const index of support.groundingChunkIndices) {
       const source = typeof index === 'number' ? sourceOf.get(index) : undefined
-      if (!source) continue
+      if (!source || cited.has(source)) continue
+      cited.add(source)
       const citation: Citation = { url: source.url }
       if (source.title) citation.title = source.title
       if (part && range) {

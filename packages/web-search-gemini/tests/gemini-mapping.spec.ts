@@ -28,7 +28,7 @@ describe('gemini: mapping the grounded answer', () => {
     await provider.close()
   })
 
-  it('the answer: text parts joined, the thought part left out, model-written; supports become citations over character ranges (byte offsets converted)', async () => {
+  it('the answer: text parts joined, the thought part left out, model-written; supports become citations over character ranges (byte offsets converted), one per page and range', async () => {
     server.reply('gemini-multi-result')
     const { provider } = providerFor(server)
     const { answer } = await provider.search({ query: 'node lts' }, call())
@@ -38,7 +38,7 @@ describe('gemini: mapping the grounded answer', () => {
     assert.equal(answer!.modelWritten, true)
     assert.ok(!answer!.text.includes('I will search'), 'thought summaries are not answer text')
     assert.deepEqual(answer!.citations, [
-      { url: `${R}AUZIYQE-nodejs-previous-releases`, title: 'nodejs.org', start: 0, end: first.length },
+      // chunks 0 and 3 are the same page: one citation
       { url: `${R}AUZIYQE-nodejs-previous-releases`, title: 'nodejs.org', start: 0, end: first.length },
       { url: `${R}AUZIYQG-endoflife`, title: 'endoflife.date', start: first.length + 1, end: text.length },
     ])
