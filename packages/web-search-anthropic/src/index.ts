@@ -1,5 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
+import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential } from 'dsh-web'
 import { ANTHROPIC_WEB_SEARCH_TOOLS, type AnthropicWebSearchTool, createAnthropicSearch } from './anthropic-search.js'
 
@@ -44,6 +45,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 }) as Schema<Partial<Config>, Config>
 
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   const provider = createAnthropicSearch(config, {
     resolveCredential: (request) => resolveCredential(ctx, request),
   })

@@ -41,6 +41,11 @@ describe('anthropic: the plugin in real Cordis contexts', () => {
     assert.equal(anthropic.name, 'dsh-web-search-anthropic')
   })
 
+  it('refuses a config key its schema does not declare, whichever host mounts it, before touching the context', () => {
+    const config = anthropic.Config({} as anthropic.Config)
+    assert.throws(() => anthropic.apply(undefined as never, { ...config, apiKeyEnvv: 'X' } as never), (error: any) => error.code === 'CONFIG_UNKNOWN_KEY' && /key "apiKeyEnvv" is not a config key/.test(error.message))
+  })
+
   itResolvesTheKeyAtEveryCall(harness)
   itSaysWhyItIsUnavailable(harness)
   itLogsEveryAttempt(harness)

@@ -1,5 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
+import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential } from 'dsh-web'
 import { createGeminiSearch } from './gemini-search.js'
 
@@ -36,6 +37,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   const provider = createGeminiSearch(config, {
     resolveCredential: (request) => resolveCredential(ctx, request),
   })

@@ -36,6 +36,11 @@ describe('gemini: the plugin in real Cordis contexts', () => {
     assert.equal(gemini.name, 'dsh-web-search-gemini')
   })
 
+  it('refuses a config key its schema does not declare, whichever host mounts it, before touching the context', () => {
+    const config = gemini.Config({} as gemini.Config)
+    assert.throws(() => gemini.apply(undefined as never, { ...config, apiKeyEnvv: 'X' } as never), (error: any) => error.code === 'CONFIG_UNKNOWN_KEY' && /key "apiKeyEnvv" is not a config key/.test(error.message))
+  })
+
   itResolvesTheKeyAtEveryCall(harness)
   itSaysWhyItIsUnavailable(harness)
   itLogsEveryAttempt(harness)
