@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo, Socket } from 'node:net'
+import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net'
 import { createSecureContext } from 'node:tls'
 import assert from 'node:assert/strict'
 import { WebError } from 'dsh-web'
@@ -80,6 +80,13 @@ async function listen(server: Server, scheme: 'http' | 'https', hits: string[]):
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
+  // localhost may resolve to ::1 first (a stock Debian /etc/hosts lists both, this machine's only 127.0.0.1),
+  // here and in a proxy that resolves it: the same server answers on [::1] and the same port, where the machine has ::1.
+  const ipv6 = createNetServer((socket) => server.emit('connection', socket))
+  await new Promise<void>((resolve) => {
+    ipv6.once('error', () => resolve())
+    ipv6.listen(port, '::1', () => resolve())
+  })
   return {
     port,
     origin: `${scheme}://127.0.0.1:${port}`,
@@ -88,6 +95,7 @@ async function listen(server: Server, scheme: 'http' | 'https', hits: string[]):
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()
+        if (ipv6.listening) ipv6.close()
         server.close(() => resolve())
       }),
   }
