@@ -10,6 +10,7 @@ import { KNOWN_PROVIDERS } from '../packages/harness/src/cli/doctor-providers.js
 import { satisfies } from '../packages/harness/src/cli/doctor-environment.js'
 import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/doctor-network.js'
 import * as brave from 'dsh-web-search-brave'
+import * as tavily from 'dsh-web-search-tavily'
 import * as deepseek from 'dsh-web-search-deepseek'
 import * as openai from 'dsh-web-search-openai'
 import * as searxng from 'dsh-web-search-searxng'
@@ -252,6 +253,7 @@ describe('dsh doctor helpers', () => {
       'openai-official': [openai.OPENAI_BASE_URL_ENV, openai.DEFAULT_OPENAI_BASE_URL],
       brave: [brave.BRAVE_BASE_URL_ENV, brave.DEFAULT_BRAVE_BASE_URL],
       searxng: [searxng.SEARXNG_BASE_URL_ENV, undefined],
+      tavily: [tavily.TAVILY_BASE_URL_ENV, tavily.DEFAULT_TAVILY_BASE_URL],
     }
     for (const [id, [env, fallback]] of Object.entries(exported)) {
       const known = KNOWN_PROVIDERS.find((provider) => provider.id === id)

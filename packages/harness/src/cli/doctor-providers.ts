@@ -65,6 +65,16 @@ export const KNOWN_PROVIDERS: KnownProvider[] = [
     baseURLEnv: 'SEARXNG_BASE_URL',
     selfHosted: true,
   },
+  {
+    package: 'dsh-web-search-tavily',
+    id: 'tavily',
+    kind: 'search',
+    credentialKey: 'apiKeyEnv',
+    literalKey: 'apiKey',
+    credentialRequired: true,
+    baseURLEnv: 'TAVILY_SEARCH_BASE_URL',
+    defaultBaseURL: 'https://api.tavily.com',
+  },
   { package: 'dsh-web-fetch-http', id: 'http', kind: 'fetch' },
 ]
 
