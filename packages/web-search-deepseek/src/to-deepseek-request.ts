@@ -22,6 +22,7 @@ export interface DeepSeekWireRequest {
 
 const NOT_BOTH = 'not sent: the web search tool takes allowed_domains or blocked_domains, never both'
 const LOCATION_UNVERIFIED = 'sent to DeepSeek, but its documentation does not say it applies user_location, and the results cannot show it'
+const RECENCY_NO_PARAMETER = 'not sent: the web search tool of the Messages API has no date or recency parameter'
 
 /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in /v1. */
 export function deepSeekMessagesEndpoint(baseURL: string): URL {
@@ -54,6 +55,7 @@ export function toDeepSeekRequest(request: SearchRequest, settings: DeepSeekRequ
       filters.push(sent ? sentDomainFilterReport(check, 'DeepSeek') : { filter: check.filter, honoured: false, note: `${NOT_BOTH}; ${describeDomainCheck(check)}` })
     }
     if (location) filters.push({ filter: 'user_location', honoured: false, note: LOCATION_UNVERIFIED })
+    if (request.recency) filters.push({ filter: 'recency', honoured: false, note: RECENCY_NO_PARAMETER })
     return filters
   }
 
