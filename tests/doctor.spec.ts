@@ -11,6 +11,7 @@ import { satisfies } from '../packages/harness/src/cli/doctor-environment.js'
 import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/doctor-network.js'
 import * as brave from 'dsh-web-search-brave'
 import * as tavily from 'dsh-web-search-tavily'
+import * as exa from 'dsh-web-search-exa'
 import * as deepseek from 'dsh-web-search-deepseek'
 import * as openai from 'dsh-web-search-openai'
 import * as searxng from 'dsh-web-search-searxng'
@@ -254,6 +255,7 @@ describe('dsh doctor helpers', () => {
       brave: [brave.BRAVE_BASE_URL_ENV, brave.DEFAULT_BRAVE_BASE_URL],
       searxng: [searxng.SEARXNG_BASE_URL_ENV, undefined],
       tavily: [tavily.TAVILY_BASE_URL_ENV, tavily.DEFAULT_TAVILY_BASE_URL],
+      exa: [exa.EXA_BASE_URL_ENV, exa.DEFAULT_EXA_BASE_URL],
     }
     for (const [id, [env, fallback]] of Object.entries(exported)) {
       const known = KNOWN_PROVIDERS.find((provider) => provider.id === id)

@@ -75,6 +75,16 @@ export const KNOWN_PROVIDERS: KnownProvider[] = [
     baseURLEnv: 'TAVILY_SEARCH_BASE_URL',
     defaultBaseURL: 'https://api.tavily.com',
   },
+  {
+    package: 'dsh-web-search-exa',
+    id: 'exa',
+    kind: 'search',
+    credentialKey: 'apiKeyEnv',
+    literalKey: 'apiKey',
+    credentialRequired: true,
+    baseURLEnv: 'EXA_SEARCH_BASE_URL',
+    defaultBaseURL: 'https://api.exa.ai',
+  },
   { package: 'dsh-web-fetch-http', id: 'http', kind: 'fetch' },
 ]
 
