@@ -12,6 +12,7 @@ import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/docto
 import * as brave from 'dsh-web-search-brave'
 import * as tavily from 'dsh-web-search-tavily'
 import * as exa from 'dsh-web-search-exa'
+import * as perplexity from 'dsh-web-search-perplexity'
 import * as deepseek from 'dsh-web-search-deepseek'
 import * as openai from 'dsh-web-search-openai'
 import * as searxng from 'dsh-web-search-searxng'
@@ -256,6 +257,7 @@ describe('dsh doctor helpers', () => {
       searxng: [searxng.SEARXNG_BASE_URL_ENV, undefined],
       tavily: [tavily.TAVILY_BASE_URL_ENV, tavily.DEFAULT_TAVILY_BASE_URL],
       exa: [exa.EXA_BASE_URL_ENV, exa.DEFAULT_EXA_BASE_URL],
+      perplexity: [perplexity.PERPLEXITY_BASE_URL_ENV, perplexity.DEFAULT_PERPLEXITY_BASE_URL],
     }
     for (const [id, [env, fallback]] of Object.entries(exported)) {
       const known = KNOWN_PROVIDERS.find((provider) => provider.id === id)

@@ -85,6 +85,16 @@ export const KNOWN_PROVIDERS: KnownProvider[] = [
     baseURLEnv: 'EXA_SEARCH_BASE_URL',
     defaultBaseURL: 'https://api.exa.ai',
   },
+  {
+    package: 'dsh-web-search-perplexity',
+    id: 'perplexity',
+    kind: 'search',
+    credentialKey: 'apiKeyEnv',
+    literalKey: 'apiKey',
+    credentialRequired: true,
+    baseURLEnv: 'PERPLEXITY_SEARCH_BASE_URL',
+    defaultBaseURL: 'https://api.perplexity.ai',
+  },
   { package: 'dsh-web-fetch-http', id: 'http', kind: 'fetch' },
 ]
 
