@@ -183,6 +183,17 @@ describe('dsh doctor', () => {
     assert.match(credential.fix!, /dsh credentials set BRAVE_API_KEY/)
   })
 
+  for (const [overlay, id, variable] of [['tavily-search', 'tavily', 'TAVILY_API_KEY'], ['exa-search', 'exa', 'EXA_API_KEY'], ['perplexity-search', 'perplexity', 'PERPLEXITY_API_KEY']] as const) {
+    it(`fails on the ${overlay} overlay without ${variable}, naming the command that stores it`, async () => {
+      const result = await dsh(['doctor', '--json', '--config', overlay], { home })
+      const credential = check(report(result), `credential.${id}`)
+      assert.equal(result.code, 1)
+      assert.equal(credential.status, 'fail')
+      assert.match(credential.message, new RegExp(`${variable} is missing`))
+      assert.match(credential.fix!, new RegExp(`dsh credentials set ${variable}`))
+    })
+  }
+
   it('fails on a world-writable $DSH_HOME with the chmod fix', async () => {
     const open = await mkdtemp(join(home, 'open-'))
     await chmod(open, 0o777)
