@@ -10,6 +10,9 @@ import { KNOWN_PROVIDERS } from '../packages/harness/src/cli/doctor-providers.js
 import { satisfies } from '../packages/harness/src/cli/doctor-environment.js'
 import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/doctor-network.js'
 import * as brave from 'dsh-web-search-brave'
+import * as tavily from 'dsh-web-search-tavily'
+import * as exa from 'dsh-web-search-exa'
+import * as perplexity from 'dsh-web-search-perplexity'
 import * as deepseek from 'dsh-web-search-deepseek'
 import * as openai from 'dsh-web-search-openai'
 import * as anthropic from 'dsh-web-search-anthropic'
@@ -182,6 +185,17 @@ describe('dsh doctor', () => {
     assert.match(credential.fix!, /dsh credentials set BRAVE_API_KEY/)
   })
 
+  for (const [overlay, id, variable] of [['tavily-search', 'tavily', 'TAVILY_API_KEY'], ['exa-search', 'exa', 'EXA_API_KEY'], ['perplexity-search', 'perplexity', 'PERPLEXITY_API_KEY']] as const) {
+    it(`fails on the ${overlay} overlay without ${variable}, naming the command that stores it`, async () => {
+      const result = await dsh(['doctor', '--json', '--config', overlay], { home })
+      const credential = check(report(result), `credential.${id}`)
+      assert.equal(result.code, 1)
+      assert.equal(credential.status, 'fail')
+      assert.match(credential.message, new RegExp(`${variable} is missing`))
+      assert.match(credential.fix!, new RegExp(`dsh credentials set ${variable}`))
+    })
+  }
+
   it('fails on a world-writable $DSH_HOME with the chmod fix', async () => {
     const open = await mkdtemp(join(home, 'open-'))
     await chmod(open, 0o777)
@@ -256,6 +270,9 @@ describe('dsh doctor helpers', () => {
       'anthropic-official': [anthropic.ANTHROPIC_BASE_URL_ENV, anthropic.DEFAULT_ANTHROPIC_BASE_URL],
       'gemini-official': [gemini.GEMINI_BASE_URL_ENV, gemini.DEFAULT_GEMINI_BASE_URL],
       searxng: [searxng.SEARXNG_BASE_URL_ENV, undefined],
+      tavily: [tavily.TAVILY_BASE_URL_ENV, tavily.DEFAULT_TAVILY_BASE_URL],
+      exa: [exa.EXA_BASE_URL_ENV, exa.DEFAULT_EXA_BASE_URL],
+      perplexity: [perplexity.PERPLEXITY_BASE_URL_ENV, perplexity.DEFAULT_PERPLEXITY_BASE_URL],
     }
     for (const [id, [env, fallback]] of Object.entries(exported)) {
       const known = KNOWN_PROVIDERS.find((provider) => provider.id === id)

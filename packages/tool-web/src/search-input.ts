@@ -1,4 +1,4 @@
-import { type SearchRequest, type UserLocation, WebError } from 'dsh-web'
+import { type SearchRecency, type SearchRequest, type UserLocation, WebError } from 'dsh-web'
 import { DomainList, DomainListError, type ToolInputSchema } from 'dsh-host'
 
 /** The arguments of `web_search` as the model gives them. */
@@ -7,7 +7,11 @@ export interface WebSearchInput {
   allowed_domains?: string[]
   blocked_domains?: string[]
   user_location?: { city?: string; region?: string; country?: string; timezone?: string }
+  recency?: SearchRecency
 }
+
+/** The values of `recency`, shortest first. */
+export const SEARCH_RECENCIES: readonly SearchRecency[] = ['day', 'week', 'month', 'year']
 
 const DOMAIN_LIST = (what: string) => ({
   type: 'array',
@@ -43,6 +47,11 @@ export function webSearchInputSchema(maxQueries: number): ToolInputSchema {
         },
         additionalProperties: false,
         description: 'Approximate location to localise results.',
+      },
+      recency: {
+        type: 'string',
+        enum: [...SEARCH_RECENCIES],
+        description: 'Keep to sources published or updated within the last day, week, month or year (for news, releases, anything recent). The reply says whether the provider honoured it.',
       },
     },
     required: ['queries'],
@@ -87,6 +96,7 @@ export function readSearchInput(input: WebSearchInput): { queries: string[]; req
     }
     request.userLocation = location
   }
+  if (input.recency) request.recency = input.recency
   return { queries, request }
 }
 

@@ -109,6 +109,7 @@ export function mergeFilters(request: Omit<SearchRequest, 'query'>, reports: Sea
   if (request.allowedDomains) requested.push('allowed_domains')
   if (request.blockedDomains) requested.push('blocked_domains')
   if (request.userLocation) requested.push('user_location')
+  if (request.recency) requested.push('recency')
   const names: SearchFilterName[] = [...requested]
   for (const list of reports) for (const report of list) if (!names.includes(report.filter)) names.push(report.filter)
   return names.map((filter) => {

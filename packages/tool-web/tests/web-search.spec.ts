@@ -173,6 +173,43 @@ describe('web_search', () => {
     }
   })
 
+  it('recency: offered in the schema, passed to every query, and reported honoured only when every query says so', async () => {
+    const provider = cannedSearch({
+      news: { sources: [source('https://news.example/a', 'A')], filters: [{ filter: 'recency', honoured: true, note: 'sent as time_range=week' }] },
+      older: { sources: [source('https://news.example/b', 'B')], filters: [{ filter: 'recency', honoured: false, note: 'not sent: the API has no such parameter' }] },
+      quiet: { sources: [source('https://news.example/c', 'C')] },
+    })
+    const { ctx, cleanup } = await mount({ search: provider })
+    try {
+      const tool = ctx.tools.list().find((item) => item.name === 'web_search')!
+      assert.deepEqual((tool.inputSchema as any).properties.recency.enum, ['day', 'week', 'month', 'year'])
+      assert.match(tool.description, /`recency` \(day, week, month or year\)/)
+
+      const honoured = await ctx.tools.invoke('web_search', { queries: ['news'], recency: 'week' })
+      assert.equal(honoured.isError, false, honoured.content)
+      assert.equal(provider.calls[0]!.request.recency, 'week')
+      assert.deepEqual((honoured.structured as any).filters, [{ filter: 'recency', honoured: true, note: 'sent as time_range=week' }])
+      assert.match(honoured.content, /Filters: recency honoured \(sent as time_range=week\)\./)
+
+      const mixed = await ctx.tools.invoke('web_search', { queries: ['news', 'older'], recency: 'day' })
+      assert.deepEqual((mixed.structured as any).filters, [
+        { filter: 'recency', honoured: false, note: 'sent as time_range=week; not sent: the API has no such parameter' },
+      ])
+      assert.match(mixed.content, /recency NOT honoured/)
+
+      const silent = await ctx.tools.invoke('web_search', { queries: ['quiet'], recency: 'year' })
+      assert.deepEqual((silent.structured as any).filters, [
+        { filter: 'recency', honoured: false, note: 'the provider did not report this filter for every query' },
+      ], 'a provider that says nothing of recency has it reported as not honoured, never left out')
+
+      const none = await ctx.tools.invoke('web_search', { queries: ['quiet'] })
+      assert.equal(provider.calls.at(-1)!.request.recency, undefined)
+      assert.deepEqual((none.structured as any).filters, [])
+    } finally {
+      await cleanup()
+    }
+  })
+
   it('refuses bad arguments with a message naming them, before any provider call', async () => {
     const provider = cannedSearch({})
     const { ctx, cleanup } = await mount({ search: provider, config: { searchMaxQueries: 2 } })
@@ -189,6 +226,8 @@ describe('web_search', () => {
         [{ queries: ['a'], user_location: { city: 'Paris', lat: 48.8 } }, /unknown argument "user_location\.lat"/],
         [{ queries: ['a'], user_location: { country: 'France' } }, /"user_location\.country" must match pattern/],
         [{ queries: ['a'], user_location: {} }, /user_location is empty/],
+        [{ queries: ['a'], recency: 'fortnight' }, /"recency" must be one of "day", "week", "month", "year"/],
+        [{ queries: ['a'], recency: 7 }, /"recency" must be string/],
         [{ queries: ['a'], blocked_domains: ['https://spam.example/path'] }, /blocked_domains\[0\] "https:\/\/spam\.example\/path" is not a valid domain list entry: it is a URL/],
         [{ queries: ['a'], allowed_domains: ['ok.example', 'a.*.example'] }, /allowed_domains\[1\] "a\.\*\.example" is not a valid domain list entry/],
         [{ queries: ['a'], allowed_domains: ['*.docs.example'] }, /allowed_domains\[0\] "\*\.docs\.example" is not a domain name; a search filter takes names like "example\.com"/],

@@ -43,7 +43,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   safesearch: Schema.union(['off', 'moderate', 'strict'] as const).description('safesearch. Unset: Brave\'s default (moderate).'),
   freshness: Schema.string()
     .pattern(/^(pd|pw|pm|py|\d{4}-\d{2}-\d{2}to\d{4}-\d{2}-\d{2})$/)
-    .description('freshness: pd (24 h), pw (7 days), pm (31 days), py (365 days) or YYYY-MM-DDtoYYYY-MM-DD. Unset: no limit.'),
+    .description('freshness: pd (24 h), pw (7 days), pm (31 days), py (365 days) or YYYY-MM-DDtoYYYY-MM-DD. A search\'s own recency replaces it for that search. Unset: no limit.'),
   extraSnippets: Schema.boolean().description('Send extra_snippets=true (up to 5 more excerpts per result; not in every plan). Unset: not sent.'),
   timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, every page and retry included.'),
   maxRetries: Schema.natural().max(2).default(2).description('Retries of one page after 429 and 5xx, within the deadline.'),
@@ -60,7 +60,7 @@ export function apply(ctx: Context, config: Config) {
 
 export * from './brave-search.js'
 export * from './brave-web-search-api.js'
-export { toBraveRequest, braveWebSearchEndpoint, MAX_COUNT, MAX_PAGES, RESULT_FILTER, type BraveRequestSettings, type BraveSafeSearch, type BraveWireRequest } from './to-brave-request.js'
+export { toBraveRequest, braveWebSearchEndpoint, BRAVE_FRESHNESS, MAX_COUNT, MAX_PAGES, RESULT_FILTER, type BraveRequestSettings, type BraveSafeSearch, type BraveWireRequest } from './to-brave-request.js'
 export { fromBravePage, mergeBravePages, type BravePage, type BraveMappedResult } from './from-brave-response.js'
 export { fromBraveError, MAX_QUERY_CHARACTERS, MAX_QUERY_WORDS, type BraveErrorContext } from './brave-error.js'
 export { parseBraveRateLimit, type BraveRateLimitWindow } from './brave-rate-limit.js'

@@ -1,4 +1,4 @@
-import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
+import type { SearchFilterReport, SearchRecency, SearchRequest, SearchSource } from 'dsh-web'
 import { checkDomainFilters, cleanDomains, sentDomainFilterReport } from 'dsh-provider-kit'
 import type { BraveWebSearchParams } from './brave-web-search-api.js'
 
@@ -43,6 +43,9 @@ export interface BraveWireRequest {
 
 const OPERATORS_NOTE = 'its documentation calls search operators experimental'
 
+/** A search's `recency` as Brave's `freshness`: the last 24 hours, 7 days, 31 days or 365 days. */
+export const BRAVE_FRESHNESS: Readonly<Record<SearchRecency, string>> = { day: 'pd', week: 'pw', month: 'pm', year: 'py' }
+
 /** `{base}/web/search`, or `{base}/res/v1/web/search` when the base does not end in /res/v1. Query and fragment dropped; only http(s). */
 export function braveWebSearchEndpoint(baseURL: string): URL {
   const url = new URL(baseURL)
@@ -74,6 +77,8 @@ export function toBraveRequest(request: SearchRequest, settings: BraveRequestSet
   for (const key of ['search_lang', 'ui_lang', 'safesearch', 'freshness', 'extra_snippets'] as const) {
     if (base[key] !== undefined) options.push(`${key}=${base[key]}`)
   }
+  // The search's own recency wins over the row's freshness for this search; the report says so.
+  if (request.recency) base.freshness = BRAVE_FRESHNESS[request.recency]
 
   function pageUrl(endpoint: URL, offset: number): URL {
     const params = new URLSearchParams()
@@ -101,6 +106,7 @@ export function toBraveRequest(request: SearchRequest, settings: BraveRequestSet
       filters.push(sentDomainFilterReport(check, `Brave Search as ${operator} operators (${OPERATORS_NOTE})`))
     }
     if (request.userLocation) filters.push(location.report)
+    if (request.recency) filters.push(recencyReport(request.recency, settings.freshness))
     return filters
   }
 
@@ -136,4 +142,11 @@ function toCountry(location: SearchRequest['userLocation']): { country?: string;
   const note = [sent, notCountry, others, noCountry].filter(Boolean).join('; ')
   const report: SearchFilterReport = { filter: 'user_location', honoured: country !== undefined && !notCountry && !unsent.length, note }
   return country ? { country, report } : { report }
+}
+
+/** `freshness` is a documented query parameter, so recency sent as one is honoured (Brave filters by when it found the page). */
+function recencyReport(recency: SearchRecency, rowFreshness: string | undefined): SearchFilterReport {
+  const sent = BRAVE_FRESHNESS[recency]
+  const replaced = rowFreshness && rowFreshness !== sent ? `; it replaced the row's freshness=${rowFreshness} for this search` : ''
+  return { filter: 'recency', honoured: true, note: `sent to Brave Search as freshness=${sent}, which it documents as a filter on when the page was discovered${replaced}` }
 }

@@ -36,6 +36,36 @@ describe('brave: the request as sent', () => {
     await provider.close()
   })
 
+  for (const [recency, freshness] of [['day', 'pd'], ['week', 'pw'], ['month', 'pm'], ['year', 'py']] as const) {
+    it(`recency ${recency} goes out as freshness=${freshness} on every page and is reported honoured`, async () => {
+      server.reply('brave-page-1', 'brave-page-2')
+      const { provider } = providerFor(server, { maxResults: 40 })
+      const result = await provider.search({ query: 'release notes', recency }, call())
+      assert.equal(server.requests.length, 2)
+      for (const [offset, received] of server.requests.entries()) {
+        assert.equal(received.path, `/res/v1/web/search?q=release+notes&count=20&offset=${offset}&freshness=${freshness}&${FIXED_PARAMS}`)
+      }
+      assert.deepEqual(result.filters, [
+        { filter: 'recency', honoured: true, note: `sent to Brave Search as freshness=${freshness}, which it documents as a filter on when the page was discovered` },
+      ])
+      await provider.close()
+    })
+  }
+
+  it("recency replaces the row's freshness for that search and says so; without recency the row's freshness stands", async () => {
+    server.reply('brave-multi-result', 'brave-multi-result')
+    const { provider } = providerFor(server, { freshness: 'py' })
+    const result = await provider.search({ query: 'q', recency: 'day' }, call())
+    assert.match(server.requests[0]!.path, /&freshness=pd&/)
+    assert.deepEqual(result.filters, [
+      { filter: 'recency', honoured: true, note: "sent to Brave Search as freshness=pd, which it documents as a filter on when the page was discovered; it replaced the row's freshness=py for this search" },
+    ])
+    const plain = await provider.search({ query: 'q' }, call())
+    assert.match(server.requests[1]!.path, /&freshness=py&/)
+    assert.deepEqual(plain.filters, [])
+    await provider.close()
+  })
+
   it('user_location: a two-letter country is sent and honoured; city, region and timezone are not sent and say so', async () => {
     server.reply('brave-multi-result', 'brave-multi-result', 'brave-multi-result')
     const { provider } = providerFor(server)

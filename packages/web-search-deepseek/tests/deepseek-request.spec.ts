@@ -232,4 +232,3 @@ describe('deepseek: filters reported as they held for the returned sources', () 
     await provider.close()
   })
 })
-

@@ -21,6 +21,7 @@ export interface OpenAIWireRequest {
 
 const LOCATION_DOCUMENTED = 'sent to OpenAI, which documents user_location for the web_search tool; the results cannot show it'
 const NO_BLOCKED_FIELD = 'not sent: the OpenAI web_search tool has no blocked-domains filter, so results may include those domains'
+const RECENCY_NO_PARAMETER = 'not sent: the OpenAI web_search tool has no date or recency parameter'
 
 /** `{base}/v1/responses`, or `{base}/responses` when the base already ends in /v1. */
 export function openAIResponsesEndpoint(baseURL: string): URL {
@@ -47,6 +48,7 @@ export function toOpenAIRequest(request: SearchRequest, settings: OpenAIRequestS
           : { filter: check.filter, honoured: false, note: `${NO_BLOCKED_FIELD}; ${describeDomainCheck(check)}` },
       )
     }
+    if (request.recency) filters.push({ filter: 'recency', honoured: false, note: RECENCY_NO_PARAMETER })
     return filters
   }
 

@@ -76,6 +76,16 @@ describe('openai: the request as sent', () => {
     await provider.close()
   })
 
+  it('recency: nothing in the body carries it, and it is reported NOT honoured, saying the tool has no such parameter', async () => {
+    server.reply('openai-multi-result', 'openai-multi-result')
+    const { provider } = providerFor(server)
+    await provider.search({ query: 'q' }, call())
+    const result = await provider.search({ query: 'q', recency: 'month' }, call())
+    assert.equal(server.requests[1]!.body, server.requests[0]!.body, 'the body is the one without recency')
+    assert.deepEqual(result.filters, [{ filter: 'recency', honoured: false, note: 'not sent: the OpenAI web_search tool has no date or recency parameter' }])
+    await provider.close()
+  })
+
   it('appends only /responses to a base that already ends in /v1', async () => {
     server.reply('openai-multi-result')
     const { provider } = providerFor(server, { baseURL: `${server.url}/v1/` })

@@ -43,7 +43,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   authHeader: Schema.string().description('The header that carries the credential, for authScheme header (e.g. X-Api-Key).'),
   language: Schema.string().description('`language` of every search, e.g. en, de-CH or auto. Unset: the instance\'s default.'),
   safesearch: Schema.union([0, 1, 2] as const).description('`safesearch`: 0 none, 1 moderate, 2 strict. Unset: the instance\'s default.'),
-  timeRange: Schema.union(['day', 'week', 'month', 'year'] as const).description('`time_range`: only results from the last day, week, month or year (engines that support it).'),
+  timeRange: Schema.union(['day', 'week', 'month', 'year'] as const).description('`time_range`: only results from the last day, week, month or year (engines that support it). A search\'s own recency replaces it for that search.'),
   categories: Schema.array(String).default([]).description('`categories`, e.g. [general, news]. Empty: the instance\'s default.'),
   engines: Schema.array(String).default([]).description('`engines` by name, e.g. [duckduckgo, wikipedia]. Empty: the instance\'s default.'),
   maxResults: Schema.natural().min(1).max(100).default(10).description('Sources listed per search; further pages are requested until there are this many.'),

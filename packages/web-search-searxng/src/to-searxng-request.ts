@@ -22,7 +22,9 @@ export interface SearxngWireRequest {
    * One report per requested filter, in request order, once the sources are
    * known: a domain filter goes to the engines as query terms, which some
    * engines ignore, so it is honoured only when every source complies.
-   * `user_location` is never sent. Sources are only read, never removed.
+   * `user_location` is never sent. `recency` goes out as `time_range`,
+   * and SearXNG then asks only the engines that support one. Sources are
+   * only read, never removed.
    */
   reportFilters(sources: readonly SearchSource[]): SearchFilterReport[]
 }
@@ -81,7 +83,9 @@ export function toSearxngRequest(request: SearchRequest, settings: SearxngReques
     const result: SearxngSearchParams = { q, format: 'json', pageno }
     if (settings.language) result.language = settings.language
     if (settings.safesearch !== undefined) result.safesearch = settings.safesearch
-    if (settings.timeRange) result.time_range = settings.timeRange
+    // The search's own recency wins over the row's timeRange for this search; the report says so.
+    const timeRange = request.recency ?? settings.timeRange
+    if (timeRange) result.time_range = timeRange
     if (categories) result.categories = categories
     if (engines) result.engines = engines
     return result
@@ -102,6 +106,10 @@ export function toSearxngRequest(request: SearchRequest, settings: SearxngReques
       filters.push(sentDomainFilterReport(check, how))
     }
     if (request.userLocation) filters.push({ filter: 'user_location', honoured: false, note: LOCATION_NOT_SENT })
+    if (request.recency) {
+      const replaced = settings.timeRange && settings.timeRange !== request.recency ? `; it replaced the row's timeRange ${settings.timeRange} for this search` : ''
+      filters.push({ filter: 'recency', honoured: true, note: `sent to SearXNG as time_range=${request.recency}, with which it asks only the engines that support a time range${replaced}` })
+    }
     return filters
   }
 

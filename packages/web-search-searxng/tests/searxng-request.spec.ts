@@ -60,6 +60,36 @@ describe('searxng: the request as received', () => {
     await provider.close()
   })
 
+  for (const recency of ['day', 'week', 'month', 'year'] as const) {
+    it(`recency ${recency} goes out as time_range=${recency} and is reported honoured`, async () => {
+      server.reply('searxng-multi-result')
+      const { provider } = providerFor(server)
+      const result = await provider.search({ query: 'release notes', recency }, call())
+      assert.equal(server.requests[0]!.path, `/searxng/search?q=release+notes&format=json&pageno=1&time_range=${recency}`)
+      assert.deepEqual(result.filters, [
+        { filter: 'recency', honoured: true, note: `sent to SearXNG as time_range=${recency}, with which it asks only the engines that support a time range` },
+      ])
+      await provider.close()
+    })
+  }
+
+  it("recency replaces the row's timeRange for that search and says so; without recency the row's timeRange stands", async () => {
+    server.reply('searxng-multi-result', 'searxng-multi-result')
+    const { provider } = providerFor(server, { timeRange: 'year' })
+    const result = await provider.search({ query: 'q', recency: 'day' }, call())
+    assert.equal(server.requests[0]!.path, '/searxng/search?q=q&format=json&pageno=1&time_range=day')
+    assert.deepEqual(result.filters, [
+      {
+        filter: 'recency',
+        honoured: true,
+        note: "sent to SearXNG as time_range=day, with which it asks only the engines that support a time range; it replaced the row's timeRange year for this search",
+      },
+    ])
+    await provider.search({ query: 'q' }, call())
+    assert.equal(server.requests[1]!.path, '/searxng/search?q=q&format=json&pageno=1&time_range=year')
+    await provider.close()
+  })
+
   it('safesearch 0 is sent (it is a value, not an absence)', async () => {
     server.reply('searxng-multi-result')
     const { provider } = providerFor(server, { safesearch: 0 })

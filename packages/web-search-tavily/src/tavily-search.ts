@@ -1,0 +1,71 @@
+import { redactUrl } from 'dsh-web'
+import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
+import type { JsonValue } from 'dsh-host'
+import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
+import { parseTavilyError, parseTavilySearchResponse } from './tavily-search-api.js'
+import { fromTavilyError } from './tavily-error.js'
+import { fromTavilyResponse } from './from-tavily-response.js'
+import { tavilySearchEndpoint, toTavilyRequest, type TavilyRequestSettings } from './to-tavily-request.js'
+
+export const TAVILY_PROVIDER_ID = 'tavily'
+export const DEFAULT_TAVILY_BASE_URL = 'https://api.tavily.com'
+/** Read when the row sets no baseURL. */
+export const TAVILY_BASE_URL_ENV = 'TAVILY_SEARCH_BASE_URL'
+export const TAVILY_REQUEST_EVENT = 'web/tavily-search-request'
+
+export interface TavilySearchSettings extends ModelSearchSettings, TavilyRequestSettings {}
+
+/** `env` is where TAVILY_SEARCH_BASE_URL is read. */
+export type TavilySearchDeps = ModelSearchDeps
+
+export type TavilySearchProvider = ModelSearchProvider
+
+const TAVILY_API: ModelApi = {
+  providerId: TAVILY_PROVIDER_ID,
+  providerName: 'Tavily',
+  baseURLEnv: TAVILY_BASE_URL_ENV,
+  defaultBaseURL: DEFAULT_TAVILY_BASE_URL,
+  endpoint: tavilySearchEndpoint,
+}
+
+/** The provider object, free of Cordis: settings and dependencies in, provider out. */
+export function createTavilySearch(settings: TavilySearchSettings, deps: TavilySearchDeps): TavilySearchProvider {
+  const client = createModelApiClient(TAVILY_API, settings, deps)
+
+  async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
+    const started = await client.startSearch(request, call)
+    const wire = toTavilyRequest(request, settings)
+    const body = JSON.stringify(wire.body)
+    const toError = (answer: HttpAnswer) => fromTavilyError(answer, started.errorContext)
+    const answer = await started.request({
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${started.apiKey}` },
+      body,
+      beforeDispatch: (attempt) =>
+        appendRequestEvent(call, TAVILY_REQUEST_EVENT, () => ({
+          providerId: TAVILY_PROVIDER_ID,
+          endpoint: redactUrl(started.endpoint),
+          attempt: attempt + 1,
+          body: JSON.parse(body) as JsonValue,
+        })),
+      toError,
+    })
+    const response = started.readSuccessBody(answer, {
+      expected: 'a Tavily search response',
+      parse: parseTavilySearchResponse,
+      errorMessage: (text) => parseTavilyError(text)?.message,
+      toError,
+    })
+    const mapped = fromTavilyResponse(response, wire.body.query, settings.topic === 'news' ? 'news' : 'web')
+    mapped.usage = { searchRequests: 1 }
+    return toSearchResult(TAVILY_PROVIDER_ID, request, mapped, wire.reportFilters(mapped.sources))
+  }
+
+  return {
+    id: TAVILY_PROVIDER_ID,
+    available: () => client.available(),
+    unavailableReason: () => client.unavailableReason(),
+    search,
+    close: () => client.close(),
+  }
+}
