@@ -8,9 +8,10 @@
  *   `/cdn-cgi/challenge-platform/.../orchestrate/` script, the
  *   "Just a moment..." title) as FlareSolverr's src/providers/cloudflare.ts
  *   and scaredos/cfresearch describe it; only the orchestrate path is a
- *   challenge's, `/cdn-cgi/challenge-platform/scripts/jsd/main.js` is on
- *   ordinary pages of Cloudflare sites. Its block page is `cf-error-details`
- *   with "Sorry, you have been blocked".
+ *   challenge's: Cloudflare's "JavaScript Detections" (developers.cloudflare.com/
+ *   bots/reference/javascript-detections) put a script under
+ *   `/cdn-cgi/challenge-platform/` on ordinary pages too. Its block page is
+ *   `cf-error-details` with "Sorry, you have been blocked".
  * - AWS WAF: "CAPTCHA and Challenge action behavior" (docs.aws.amazon.com/
  *   waf/latest/developerguide/waf-captcha-and-challenge-actions.html):
  *   `x-amzn-waf-action: challenge` (status 202) or `captcha` (405).

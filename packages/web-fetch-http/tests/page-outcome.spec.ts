@@ -44,6 +44,10 @@ const ROUTES: Record<string, Route> = {
   '/ok-not-free-whole': {
     body: `<!doctype html><html><head><title>Whole</title><script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree":false}</script></head><body><article>${'<p>Every paragraph of the article was served, though the site marks it as not free to read.</p>'.repeat(60)}<div class="paywall"></div></article></body></html>`,
   },
+  '/ok-cloudflare-jsd': {
+    body: '<!doctype html><html><head><title>Opening hours</title><script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js" defer></script></head><body><p>Open nine to five, Monday to Friday.</p></body></html>',
+    headers: { server: 'cloudflare' },
+  },
   '/data.json': { body: '{"name":"dsh","ok":true}', type: 'application/json' },
   '/blank.txt': { body: '  \n', type: 'text/plain' },
   // A shell's script comes first: cut at 4 KB, the part read is all script.
@@ -90,6 +94,7 @@ describe('page outcomes of static fetches: pages written for the tests, through 
       ['/ok-article-mentions', 'an article whose text mentions "enable JavaScript", "captcha", "Just a moment..." and signing in, with a <noscript> and a sign-in link'],
       ['/ok-bundles-ssr', 'a page with 8 script bundles and 60 kB of inline script in an app root full of server-rendered text'],
       ['/ok-contact-recaptcha', 'a short contact form with a reCAPTCHA widget that asks nothing of a robot'],
+      ['/ok-cloudflare-jsd', "a short page of a Cloudflare site with its JavaScript Detections script (/cdn-cgi/challenge-platform/scripts/jsd/)"],
       ['/ok-not-free-whole', 'an article marked isAccessibleForFree: false, with a paywall element, served whole'],
     ]) {
       it(what!, async () => {
