@@ -1,7 +1,7 @@
 import type { PageOutcome } from 'dsh-web'
 import { CHALLENGE_HEADERS, type OUTCOME_HEADERS, SOURCE_MARKERS, vendorOfHeaders } from './challenge-vendors.js'
 import type { ContentKind } from './decode-body.js'
-import { MARKER_MAX_WORDS, type PageSignals, WORD_CAP } from './page-signals.js'
+import { type PageSignals, SHORT_PAGE_WORDS, WORD_CAP } from './page-signals.js'
 
 /** What a static fetch knows of a document when it judges it: no more (pure, and cheap: the page was walked once in the worker). */
 export interface JudgeInput {
@@ -21,7 +21,8 @@ export interface JudgeInput {
 const SHELL_MAX_WORDS = 50
 const LOGIN_MAX_WORDS = 250
 const LOGIN_PHRASE_MAX_WORDS = 150
-const TEASER_MAX_WORDS = 600
+/** The most words any rule reads: the page's walk stops there (page-signals.ts). */
+const TEASER_MAX_WORDS = WORD_CAP
 const WIDGET_MAX_WORDS = 80
 /** Script that would write a page: this many bundles, or this much inline script. */
 const MANY_BUNDLES = 3
@@ -84,7 +85,7 @@ function judgeChallenge(input: JudgeInput, signals: PageSignals): PageOutcome | 
     const value = input.headers[rule.header as keyof JudgeInput['headers']]?.trim().toLowerCase()
     if (value && rule.values.includes(value)) return { kind: 'challenge', vendor: rule.vendor, evidence: `header ${rule.header}: ${value}`, readAs: 'static' }
   }
-  if (signals.visibleWords >= MARKER_MAX_WORDS) return undefined
+  if (signals.visibleWords >= SHORT_PAGE_WORDS) return undefined
   const found = SOURCE_MARKERS.filter((marker) => signals.markers.includes(marker.name))
   const wall = found.find((marker) => !marker.widget)
   if (wall) return { kind: 'challenge', vendor: wall.vendor, evidence: `${wall.name}, ${wordsSeen(signals)}`, readAs: 'static' }

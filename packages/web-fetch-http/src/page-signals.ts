@@ -12,15 +12,15 @@ import { SOURCE_MARKERS } from './challenge-vendors.js'
  * for the judgement's phrase tests and go no further.
  */
 export interface PageSignals {
-  /** Words of text a reader sees in the body (scripts, styles, noscript, templates left out), counted up to WORD_CAP. */
+  /** Words of text a reader sees (scripts, styles, noscript, templates left out), counted up to WORD_CAP, where the walk stops. */
   visibleWords: number
   /** The first SAMPLE_CHARS characters of that text, white space collapsed: for the judgement's phrase tests only. */
   sample: string
   /** The title and the first <h1>, for the same tests. */
   headings: string
-  /** The first element that is a client-side app's mount point (`#root`, `#__next`, `[ng-app]`...), as a selector, and its words. */
+  /** The first child or grandchild of the body that is a client-side app's mount point (`#root`, `#__next`, `[ng-app]`...), as a selector, and its words. */
   appRoot?: { selector: string; words: number }
-  /** `<script src>` tags in the source (the page's script bundles), counted up to SCRIPT_SCAN_LIMIT characters. */
+  /** `<script src>` tags in the source (the page's script bundles), in its first SCRIPT_SCAN_LIMIT characters; counted only on a short page (SHORT_PAGE_WORDS), else 0. */
   scriptBundles: number
   /** Characters of inline script (JSON data aside), in the same scan. */
   inlineScriptChars: number
@@ -30,16 +30,21 @@ export interface PageSignals {
   passwordInputs: number
   /** JSON-LD or microdata says `isAccessibleForFree: false`. */
   notFree: boolean
-  /** An element whose class or id names a paywall. */
+  /** An element whose class or id names a paywall; looked for only when `notFree` on a page of fewer than WORD_CAP words. */
   paywallElement: boolean
-  /** Names of the SOURCE_MARKERS found (challenge-vendors.ts); looked for only on pages with fewer than MARKER_MAX_WORDS words. */
+  /** Names of the SOURCE_MARKERS found (challenge-vendors.ts); looked for only on a short page (SHORT_PAGE_WORDS). */
   markers: string[]
-  /** The walk stopped at WALK_STEP_LIMIT nodes: the counts are of the part walked. */
+  /** The walk stopped at WALK_STEP_LIMIT nodes before WORD_CAP words: the counts are of the part walked. */
   walkCut: boolean
 }
 
-/** Words counted at most: past it the page is plainly not a shell nor a wall. */
-export const WORD_CAP = 1000
+/**
+ * Words counted at most, where the walk stops: every rule of the judgement
+ * but the challenge headers needs fewer words (the paywall's teaser, the
+ * most), so past it nothing in the page changes what it is, and an article's
+ * walk ends early.
+ */
+export const WORD_CAP = 600
 const SAMPLE_CHARS = 600
 const HEADING_CHARS = 300
 /** Nodes stepped over at most by the walk (the tree itself is capped at build: build-tree.ts). */
@@ -47,8 +52,8 @@ const WALK_STEP_LIMIT = 200_000
 /** Source characters scanned for inline scripts and for markers at most. */
 const SCRIPT_SCAN_LIMIT = 2 * 1024 * 1024
 const MARKER_SCAN_LIMIT = 512 * 1024
-/** Markers are looked for only on pages with fewer words than this: a bot wall or a block page is short. */
-export const MARKER_MAX_WORDS = 200
+/** Markers and scripts are read off the source only on pages of fewer words than this: a bot wall, a block page and a shell are short. */
+export const SHORT_PAGE_WORDS = 200
 const LD_JSON_CHARS = 100_000
 const NOSCRIPT_CHARS = 2000
 
@@ -112,6 +117,35 @@ function appRootSelector(element: DomElement): string | undefined {
   return undefined
 }
 
+/** Elements among `parent`'s children, in order. */
+function childElements(parent: DomNode): DomElement[] {
+  return Array.from(parent.childNodes).filter((node): node is DomElement => node.nodeType === ELEMENT_NODE)
+}
+
+/** The mount point of a client-side app: a child or grandchild of the body, where frameworks put it. */
+function findAppRoot(body: DomElement | null): { selector: string; words: number } | undefined {
+  if (!body) return undefined
+  for (const child of childElements(body)) {
+    for (const element of [child, ...childElements(child)]) {
+      const selector = appRootSelector(element)
+      if (selector) return { selector, words: wordsBelow(element, WORD_CAP) }
+    }
+  }
+  return undefined
+}
+
+/** Whether an element below `root` has a class or id that names a paywall (WALK_STEP_LIMIT nodes at most). */
+function hasPaywallElement(root: DomNode): boolean {
+  let steps = 0
+  for (let node = root.firstChild; node && steps < WALK_STEP_LIMIT; node = nextNode(node, root), steps++) {
+    if (node.nodeType !== ELEMENT_NODE) continue
+    const element = node as DomElement
+    const named = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`
+    if (named.length > 1 && PAYWALL_NAME.test(named)) return true
+  }
+  return false
+}
+
 /** The SOURCE_MARKERS found in the source's first MARKER_SCAN_LIMIT characters, by name. */
 function findMarkers(html: string): string[] {
   const source = html.length > MARKER_SCAN_LIMIT ? html.slice(0, MARKER_SCAN_LIMIT) : html
@@ -119,71 +153,57 @@ function findMarkers(html: string): string[] {
 }
 
 /**
- * One bounded walk of the parsed page (WALK_STEP_LIMIT nodes; counting
- * words stops at WORD_CAP), reading without changing anything: extraction
- * runs on the same tree afterwards and its output must not change.
- * Markers are searched in the source only when the page has few words.
+ * One bounded walk of the parsed page, in document order, until WORD_CAP
+ * words or WALK_STEP_LIMIT nodes, reading without changing anything:
+ * extraction runs on the same tree afterwards and its output must not
+ * change. On a short page, the source's scripts and markers are read too.
  */
 export function readPageSignals(document: DomDocument, html: string): PageSignals {
   const root: DomNode = document.documentElement ?? document
   let visibleWords = 0
   let sample = ''
-  let appRoot: DomElement | undefined
-  let appRootName: string | undefined
   let noscriptAsksForJs = false
   let passwordInputs = 0
   let notFree = false
-  let paywallElement = false
   let heading: string | undefined
   let steps = 0
   let node: DomNode | null = root.firstChild
-  for (; node && steps < WALK_STEP_LIMIT; steps++) {
+  for (; node && steps < WALK_STEP_LIMIT && visibleWords < WORD_CAP; steps++) {
     let skip = false
     if (node.nodeType === ELEMENT_NODE) {
       const element = node as DomElement
       const name = element.localName
       skip = UNSEEN.has(name)
-      if (name === 'script') {
-        const type = element.getAttribute('type') ?? ''
-        if (/ld\+json/i.test(type)) notFree ||= NOT_FREE.test((element.textContent ?? '').slice(0, LD_JSON_CHARS))
-      } else if (name === 'noscript') {
-        noscriptAsksForJs ||= ASKS_FOR_JS.test((element.textContent ?? '').slice(0, NOSCRIPT_CHARS).replace(/<[^>]*>/g, ' '))
-      } else if (name === 'input') {
-        if ((element.getAttribute('type') ?? '').trim().toLowerCase() === 'password') passwordInputs++
-      } else if (name === 'h1') {
-        heading ??= (element.textContent ?? '').slice(0, HEADING_CHARS)
-      } else if (name === 'meta') {
+      // The tree keeps only JSON-LD scripts (build-tree.ts).
+      if (name === 'script') notFree ||= /ld\+json/i.test(element.getAttribute('type') ?? '') && NOT_FREE.test((element.textContent ?? '').slice(0, LD_JSON_CHARS))
+      else if (name === 'noscript') noscriptAsksForJs ||= ASKS_FOR_JS.test((element.textContent ?? '').slice(0, NOSCRIPT_CHARS).replace(/<[^>]*>/g, ' '))
+      else if (name === 'input') passwordInputs += (element.getAttribute('type') ?? '').trim().toLowerCase() === 'password' ? 1 : 0
+      else if (name === 'h1') heading ??= (element.textContent ?? '').slice(0, HEADING_CHARS)
+      else if (name === 'meta') {
         notFree ||= element.getAttribute('itemprop')?.trim() === 'isAccessibleForFree' && element.getAttribute('content')?.trim().toLowerCase() === 'false'
       }
-      if (!appRoot) {
-        const selector = appRootSelector(element)
-        if (selector) [appRoot, appRootName] = [element, selector]
-      }
-      if (!paywallElement) {
-        const named = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`
-        paywallElement = named.length > 1 && PAYWALL_NAME.test(named)
-      }
-    } else if (node.nodeType === TEXT_NODE && visibleWords < WORD_CAP) {
+    } else if (node.nodeType === TEXT_NODE) {
       const text = node.textContent ?? ''
       visibleWords += words(text, WORD_CAP - visibleWords)
       if (sample.length < SAMPLE_CHARS) sample = `${sample} ${text.replace(/\s+/g, ' ').trim()}`.trim().slice(0, SAMPLE_CHARS)
     }
     node = nextNode(node, root, skip)
   }
-  const scripts = scanScripts(html)
-  const headings = `${document.title ?? ''} | ${heading ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, HEADING_CHARS)
+  const short = visibleWords < SHORT_PAGE_WORDS
+  const scripts = short ? scanScripts(html) : { bundles: 0, inlineChars: 0 }
+  const appRoot = findAppRoot(document.body)
   return {
     visibleWords,
     sample,
-    headings,
-    ...(appRoot ? { appRoot: { selector: appRootName!, words: wordsBelow(appRoot, WORD_CAP) } } : {}),
+    headings: `${document.title ?? ''} | ${heading ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, HEADING_CHARS),
+    ...(appRoot ? { appRoot } : {}),
     scriptBundles: scripts.bundles,
     inlineScriptChars: scripts.inlineChars,
     noscriptAsksForJs,
     passwordInputs,
     notFree,
-    paywallElement,
-    markers: visibleWords < MARKER_MAX_WORDS ? findMarkers(html) : [],
-    walkCut: node !== null,
+    paywallElement: notFree && visibleWords < WORD_CAP && hasPaywallElement(root),
+    markers: short ? findMarkers(html) : [],
+    walkCut: node !== null && visibleWords < WORD_CAP,
   }
 }

@@ -215,14 +215,23 @@ describe('page outcomes of static fetches: pages written for the tests, through 
 })
 
 describe('readPageSignals', () => {
-  it('is bounded: on a page of 400,000 elements it stops counting words at the cap and its walk at its step limit', () => {
-    const html = `<!doctype html><html><body>${'<p>word</p>'.repeat(400_000)}</body></html>`
+  it('is bounded: a page of 400,000 empty elements stops at the walk\'s step limit', () => {
+    const html = `<!doctype html><html><body>${'<p></p>'.repeat(400_000)}</body></html>`
+    const document = htmlParser.parse(html, 'https://site.example/')
+    const before = workDone.walkSteps
+    const signals = readPageSignals(document, html)
+    assert.equal(signals.walkCut, true)
+    assert.ok(workDone.walkSteps - before < 500_000, `walked ${workDone.walkSteps - before} steps`)
+  })
+
+  it('stops at WORD_CAP words: a long article costs a few hundred steps, and its source is not scanned', () => {
+    const html = `<!doctype html><html><body>${'<p>word</p>'.repeat(400_000)}<div id="px-captcha"></div></body></html>`
     const document = htmlParser.parse(html, 'https://site.example/')
     const before = workDone.walkSteps
     const signals = readPageSignals(document, html)
     assert.equal(signals.visibleWords, WORD_CAP)
-    assert.equal(signals.walkCut, true)
-    assert.ok(workDone.walkSteps - before < 500_000, `walked ${workDone.walkSteps - before} steps`)
+    assert.equal(signals.walkCut, false)
+    assert.ok(workDone.walkSteps - before < 5 * WORD_CAP, `walked ${workDone.walkSteps - before} steps`)
     assert.deepEqual(signals.markers, [], 'markers are looked for only on short pages')
   })
 
