@@ -19,6 +19,10 @@ export interface JudgeInput {
 
 /** A page with fewer visible words than these is short enough to be a shell, a wall's form, or a teaser. */
 const SHELL_MAX_WORDS = 50
+const NOSCRIPT_MAX_WORDS = 20
+const BUNDLES_MAX_WORDS = 10
+/** An app root with this many words holds what its server rendered. */
+const ROOT_TEXT_WORDS = 5
 const LOGIN_MAX_WORDS = 250
 const LOGIN_PHRASE_MAX_WORDS = 150
 /** The most words any rule reads: the page's walk stops there (page-signals.ts). */
@@ -103,15 +107,26 @@ function judgeChallenge(input: JudgeInput, signals: PageSignals): PageOutcome | 
   return undefined
 }
 
+/**
+ * A shell: the stronger the sign, the more words it may have around it. An
+ * empty app root is strong; a `<noscript>` asking for JavaScript is common on
+ * pages whose text is served too; script bundles alone are on every modern
+ * page, so they count only where there is next to no text, and not when the
+ * app root holds text its server wrote (a short server-rendered page such as
+ * a framework's 404).
+ */
 function judgeShell(signals: PageSignals): PageOutcome | undefined {
-  if (signals.visibleWords >= SHELL_MAX_WORDS) return undefined
-  const seen: string[] = []
+  const words = signals.visibleWords
+  if (words >= SHELL_MAX_WORDS) return undefined
   const emptyRoot = signals.appRoot !== undefined && signals.appRoot.words === 0
-  if (emptyRoot) seen.push(`app root ${signals.appRoot!.selector} empty`)
-  if (signals.noscriptAsksForJs) seen.push('a <noscript> asks for JavaScript')
+  const rootWithText = signals.appRoot !== undefined && signals.appRoot.words >= ROOT_TEXT_WORDS
   const scripts = signals.scriptBundles >= MANY_BUNDLES || signals.inlineScriptChars >= MUCH_INLINE_SCRIPT
   const someScript = signals.scriptBundles > 0 || signals.inlineScriptChars >= SOME_INLINE_SCRIPT
-  if (!emptyRoot && !signals.noscriptAsksForJs && !scripts && !(signals.visibleWords === 0 && someScript)) return undefined
+  const noscript = signals.noscriptAsksForJs && words < NOSCRIPT_MAX_WORDS
+  if (!emptyRoot && !noscript && !(scripts && words < BUNDLES_MAX_WORDS && !rootWithText) && !(words === 0 && someScript)) return undefined
+  const seen: string[] = []
+  if (emptyRoot) seen.push(`app root ${signals.appRoot!.selector} empty`)
+  if (signals.noscriptAsksForJs) seen.push('a <noscript> asks for JavaScript')
   if (signals.scriptBundles) seen.push(plural(signals.scriptBundles, 'script bundle'))
   if (signals.inlineScriptChars >= SOME_INLINE_SCRIPT) seen.push(`${Math.round(signals.inlineScriptChars / 1000)} kB of inline script`)
   seen.push(wordsSeen(signals))

@@ -48,6 +48,13 @@ const ROUTES: Record<string, Route> = {
     body: '<!doctype html><html><head><title>Opening hours</title><script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js" defer></script></head><body><p>Open nine to five, Monday to Friday.</p></body></html>',
     headers: { server: 'cloudflare' },
   },
+  '/ok-ssr-404': {
+    status: 404,
+    body: `<!doctype html><html><head><title>404: This page could not be found</title>${'<script src="/_next/static/chunks/c.js" defer></script>'.repeat(9)}</head><body><div id="__next"><h1>404</h1><h2>This page could not be found.</h2></div></body></html>`,
+  },
+  '/ok-short-noscript': {
+    body: '<!doctype html><html><head><title>Hours</title><script src="/a.js"></script></head><body><noscript>Please enable JavaScript for the best experience.</noscript><h1>Opening hours</h1><p>The reading room is open from nine to five on weekdays and from ten to two on Saturdays; it is closed on public holidays.</p></body></html>',
+  },
   '/data.json': { body: '{"name":"dsh","ok":true}', type: 'application/json' },
   '/blank.txt': { body: '  \n', type: 'text/plain' },
   // A shell's script comes first: cut at 4 KB, the part read is all script.
@@ -95,6 +102,8 @@ describe('page outcomes of static fetches: pages written for the tests, through 
       ['/ok-bundles-ssr', 'a page with 8 script bundles and 60 kB of inline script in an app root full of server-rendered text'],
       ['/ok-contact-recaptcha', 'a short contact form with a reCAPTCHA widget that asks nothing of a robot'],
       ['/ok-cloudflare-jsd', "a short page of a Cloudflare site with its JavaScript Detections script (/cdn-cgi/challenge-platform/scripts/jsd/)"],
+      ['/ok-ssr-404', "a framework's short server-rendered 404 page with nine script bundles (its app root holds the text)"],
+      ['/ok-short-noscript', 'a short page whose text is served, with a <noscript> asking for JavaScript'],
       ['/ok-not-free-whole', 'an article marked isAccessibleForFree: false, with a paywall element, served whole'],
     ]) {
       it(what!, async () => {
