@@ -24,7 +24,11 @@ const BUNDLES_MAX_WORDS = 10
 /** An app root with this many words holds what its server rendered. */
 const ROOT_TEXT_WORDS = 5
 const LOGIN_MAX_WORDS = 250
-const LOGIN_PHRASE_MAX_WORDS = 150
+/** Words outside the sign-in form at most: more, and the page has content beside a sign-in box. */
+const LOGIN_OUTSIDE_MAX_WORDS = 40
+const LOGIN_PHRASE_MAX_WORDS = 100
+/** A bot-check title without a vendor's mark counts only on a page this short (an article may be titled "Security check"). */
+const TITLE_MAX_WORDS = 100
 /** The most words any rule reads: the page's walk stops there (page-signals.ts). */
 const TEASER_MAX_WORDS = WORD_CAP
 const WIDGET_MAX_WORDS = 80
@@ -66,7 +70,7 @@ export function judgePage(input: JudgeInput): PageOutcome {
   const signals = input.signals
   const challenge = judgeChallenge(input, signals)
   if (challenge) return challenge
-  if (signals.passwordInputs > 0 && signals.visibleWords < LOGIN_MAX_WORDS) {
+  if (signals.passwordInputs > 0 && signals.visibleWords < LOGIN_MAX_WORDS && signals.visibleWords - signals.passwordFormWords < LOGIN_OUTSIDE_MAX_WORDS) {
     return { kind: 'login_wall', evidence: `a password field, ${wordsSeen(signals)}`, readAs: 'static' }
   }
   if (signals.visibleWords < LOGIN_PHRASE_MAX_WORDS && (SIGN_IN_PHRASE.test(signals.headings) || SIGN_IN_PHRASE.test(signals.sample))) {
@@ -96,7 +100,7 @@ function judgeChallenge(input: JudgeInput, signals: PageSignals): PageOutcome | 
   if (AKAMAI_REFERENCE.test(signals.sample)) return { kind: 'challenge', vendor: 'akamai', evidence: `Akamai "Access Denied" reference number, ${wordsSeen(signals)}`, readAs: 'static' }
   const widget = found.find((marker) => marker.widget)
   const title = signals.headings.split(' | ').some((part) => BOT_WALL_TITLE.test(part.trim()))
-  if (title) {
+  if (title && signals.visibleWords < TITLE_MAX_WORDS) {
     const vendor = vendorOfHeaders(input.headers) ?? widget?.vendor
     return { kind: 'challenge', ...(vendor ? { vendor } : {}), evidence: `a bot-check title${widget ? `, ${widget.name}` : ''}, ${wordsSeen(signals)}`, readAs: 'static' }
   }

@@ -28,6 +28,8 @@ export interface PageSignals {
   noscriptAsksForJs: boolean
   /** `<input type=password>` elements. */
   passwordInputs: number
+  /** Words of the form around the first password field (its nearest `<form>`, else its parent's), to tell a sign-in page from a page with a sign-in box. */
+  passwordFormWords: number
   /** JSON-LD or microdata says `isAccessibleForFree: false`. */
   notFree: boolean
   /** An element whose class or id names a paywall; looked for only when `notFree` on a page of fewer than WORD_CAP words. */
@@ -56,6 +58,7 @@ const MARKER_SCAN_LIMIT = 512 * 1024
 export const SHORT_PAGE_WORDS = 200
 const LD_JSON_CHARS = 100_000
 const NOSCRIPT_CHARS = 2000
+const FORM_DEPTH = 20
 
 /** Elements whose text a reader never sees. */
 const UNSEEN = new Set(['script', 'style', 'noscript', 'template', 'svg', 'title', 'iframe', 'object', 'embed', 'canvas'])
@@ -134,6 +137,15 @@ function findAppRoot(body: DomElement | null): { selector: string; words: number
   return undefined
 }
 
+/** The nearest `<form>` around a field (at most FORM_DEPTH levels up), else its parent. */
+function formOf(field: DomElement): DomNode {
+  let node: DomNode | null = field.parentNode
+  for (let depth = 0; node && depth < FORM_DEPTH; depth++, node = node.parentNode) {
+    if (node.nodeType === ELEMENT_NODE && (node as DomElement).localName === 'form') return node
+  }
+  return field.parentNode ?? field
+}
+
 /** Whether an element below `root` has a class or id that names a paywall (WALK_STEP_LIMIT nodes at most). */
 function hasPaywallElement(root: DomNode): boolean {
   let steps = 0
@@ -164,6 +176,7 @@ export function readPageSignals(document: DomDocument, html: string): PageSignal
   let sample = ''
   let noscriptAsksForJs = false
   let passwordInputs = 0
+  let password: DomElement | undefined
   let notFree = false
   let heading: string | undefined
   let steps = 0
@@ -177,7 +190,10 @@ export function readPageSignals(document: DomDocument, html: string): PageSignal
       // The tree keeps only JSON-LD scripts (build-tree.ts).
       if (name === 'script') notFree ||= /ld\+json/i.test(element.getAttribute('type') ?? '') && NOT_FREE.test((element.textContent ?? '').slice(0, LD_JSON_CHARS))
       else if (name === 'noscript') noscriptAsksForJs ||= ASKS_FOR_JS.test((element.textContent ?? '').slice(0, NOSCRIPT_CHARS).replace(/<[^>]*>/g, ' '))
-      else if (name === 'input') passwordInputs += (element.getAttribute('type') ?? '').trim().toLowerCase() === 'password' ? 1 : 0
+      else if (name === 'input' && (element.getAttribute('type') ?? '').trim().toLowerCase() === 'password') {
+        passwordInputs++
+        password ??= element
+      }
       else if (name === 'h1') heading ??= (element.textContent ?? '').slice(0, HEADING_CHARS)
       else if (name === 'meta') {
         notFree ||= element.getAttribute('itemprop')?.trim() === 'isAccessibleForFree' && element.getAttribute('content')?.trim().toLowerCase() === 'false'
@@ -201,6 +217,7 @@ export function readPageSignals(document: DomDocument, html: string): PageSignal
     inlineScriptChars: scripts.inlineChars,
     noscriptAsksForJs,
     passwordInputs,
+    passwordFormWords: password ? wordsBelow(formOf(password), WORD_CAP) : 0,
     notFree,
     paywallElement: notFree && visibleWords < WORD_CAP && hasPaywallElement(root),
     markers: short ? findMarkers(html) : [],

@@ -55,6 +55,12 @@ const ROUTES: Record<string, Route> = {
   '/ok-short-noscript': {
     body: '<!doctype html><html><head><title>Hours</title><script src="/a.js"></script></head><body><noscript>Please enable JavaScript for the best experience.</noscript><h1>Opening hours</h1><p>The reading room is open from nine to five on weekdays and from ten to two on Saturdays; it is closed on public holidays.</p></body></html>',
   },
+  '/ok-sign-in-box': {
+    body: `<!doctype html><html><head><title>Boiler pressure drops overnight</title></head><body><aside><form action="/login"><input name="user"><input type="password" name="pw"><button>Log in</button></form></aside><article><h1>Boiler pressure drops overnight</h1><p>${'Every morning the gauge reads half a bar less than the evening before, and the radiators upstairs stay cold. '.repeat(4)}</p></article></body></html>`,
+  },
+  '/ok-titled-security-check': {
+    body: `<!doctype html><html><head><title>Security check: how airports screen bags</title></head><body><h1>Security check: how airports screen bags</h1><p>${'Each bag passes a scanner that shows dense objects in orange and metal in blue, and an officer decides in seconds. '.repeat(6)}</p></body></html>`,
+  },
   '/data.json': { body: '{"name":"dsh","ok":true}', type: 'application/json' },
   '/blank.txt': { body: '  \n', type: 'text/plain' },
   // A shell's script comes first: cut at 4 KB, the part read is all script.
@@ -104,6 +110,8 @@ describe('page outcomes of static fetches: pages written for the tests, through 
       ['/ok-cloudflare-jsd', "a short page of a Cloudflare site with its JavaScript Detections script (/cdn-cgi/challenge-platform/scripts/jsd/)"],
       ['/ok-ssr-404', "a framework's short server-rendered 404 page with nine script bundles (its app root holds the text)"],
       ['/ok-short-noscript', 'a short page whose text is served, with a <noscript> asking for JavaScript'],
+      ['/ok-sign-in-box', 'a short forum post with a sign-in box beside it (a password field, most words outside its form)'],
+      ['/ok-titled-security-check', 'a short article titled "Security check: ..."'],
       ['/ok-not-free-whole', 'an article marked isAccessibleForFree: false, with a paywall element, served whole'],
     ]) {
       it(what!, async () => {
