@@ -49,7 +49,8 @@ function vendorOf(outcome: PageOutcome): string {
  * why), and what the model can do next. Undefined for `ok` and for
  * providers that do not judge pages.
  */
-function outcomeSentence(outcome: PageOutcome | undefined): string | undefined {
+function outcomeSentence(document: FetchedDocument): string | undefined {
+  const outcome = document.outcome
   if (!outcome || outcome.kind === 'ok') return undefined
   const evidence = outcome.evidence ? `: ${cleanUntrustedLine(outcome.evidence, { maxLength: LINE_MAX })}` : ''
   const typed = `(outcome ${outcome.kind}${evidence})`
@@ -64,7 +65,7 @@ function outcomeSentence(outcome: PageOutcome | undefined): string | undefined {
     case 'login_wall':
       return `Not the page: it asks to sign in before it shows its content ${typed}; ${done}. Its text is withheld. Next: web_fetch has no signed-in session (no cookies); read another source, or ask the user for the text.`
     case 'needs_js':
-      return `Not the page's content: a shell whose text its scripts would write ${typed}; ${done}. The text below is only the shell. Next: look for the same content served as HTML (a documentation, print or feed version, or an API URL the site documents), or read another source.`
+      return `Not the page's content: a shell whose text its scripts would write ${typed}; ${done}. ${document.totalChars === 0 ? 'It has no text of its own.' : 'The text below is only the shell.'} Next: look for the same content served as HTML (a documentation, print or feed version, or an API URL the site documents), or read another source.`
     case 'empty':
       return `The page has no text ${typed}; ${done}. Next: read another source.`
     case 'paywall':
@@ -133,7 +134,7 @@ function headerLine(document: FetchedDocument, withheld: boolean): string {
   const title = document.metadata?.title ? cleanUntrustedLine(document.metadata.title, { maxLength: TITLE_MAX }) : ''
   const contentType = document.contentType ? cleanUntrustedLine(document.contentType, { maxLength: TITLE_MAX }) : ''
   const readAs = sourceLabel(document.metadata)
-  const outcome = outcomeSentence(document.outcome)
+  const outcome = outcomeSentence(document)
   const what = [`HTTP ${document.status}`, contentType, document.format].filter(Boolean).join(', ') + (readAs ? `; read as ${readAs}` : '')
   const start = document.offset
   const end = document.offset + document.text.length

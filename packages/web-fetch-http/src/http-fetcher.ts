@@ -262,7 +262,6 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       if (outcome.kind !== 'ok' && output.kind === 'html') outcome.renderNote = `not rendered: the ${PROVIDER_ID} fetch provider reads pages as served and runs no scripts`
       const warnings = [...output.warnings]
       if (output.kind === 'text' && format !== 'text') warnings.push(`The response is ${essence(contentTypeHeader) ?? 'text'}, not HTML; it is returned as it is.`)
-      if (!text.trim()) warnings.push('The page has no readable text.')
       if (body.truncatedReason) warnings.push(body.truncatedReason)
       return {
         text,

@@ -8,7 +8,7 @@ export interface JudgeInput {
   kind: ContentKind
   /** Of HTML pages (page-signals.ts, read in the extraction worker). */
   signals?: PageSignals
-  /** The converted text (for documents that are not HTML: whether it is empty). */
+  /** The converted text: whether it is empty. */
   text: string
   status: number
   /** Only OUTCOME_HEADERS, lower-case names. */
@@ -85,6 +85,8 @@ export function judgePage(input: JudgeInput): PageOutcome {
   const shell = judgeShell(signals)
   if (shell) return cutOr(shell, input)
   if (signals.visibleWords === 0) return cutOr({ kind: 'empty', evidence: 'no visible text in the page', readAs: 'static' }, input)
+  // Text only in what the conversion leaves out (a form's labels, buttons): nothing is left to read.
+  if (!input.text.trim()) return cutOr({ kind: 'empty', evidence: `the converted text is empty (${wordsSeen(signals)}, all in parts the conversion leaves out, such as forms and buttons)`, readAs: 'static' }, input)
   return { kind: 'ok', readAs: 'static' }
 }
 

@@ -61,6 +61,7 @@ const ROUTES: Record<string, Route> = {
   '/ok-titled-security-check': {
     body: `<!doctype html><html><head><title>Security check: how airports screen bags</title></head><body><h1>Security check: how airports screen bags</h1><p>${'Each bag passes a scanner that shows dense objects in orange and metal in blue, and an officer decides in seconds. '.repeat(6)}</p></body></html>`,
   },
+  '/only-buttons': { body: '<!doctype html><html><head><title>Menu</title></head><body><button>Open the menu</button><button>Close</button></body></html>' },
   '/data.json': { body: '{"name":"dsh","ok":true}', type: 'application/json' },
   '/blank.txt': { body: '  \n', type: 'text/plain' },
   // A shell's script comes first: cut at 4 KB, the part read is all script.
@@ -145,6 +146,18 @@ describe('page outcomes of static fetches: pages written for the tests, through 
 
   it('empty: a page with no text and no script', async () => {
     assert.deepEqual(await outcomeOf('/empty'), { kind: 'empty', evidence: 'no visible text in the page', readAs: 'static', renderNote: NOT_RENDERED })
+  })
+
+  it('empty: a page whose only words are in buttons, which the conversion leaves out', async () => {
+    const document = await get('/only-buttons')
+    assert.equal(document.text, '')
+    assert.deepEqual(document.outcome, {
+      kind: 'empty',
+      evidence: 'the converted text is empty (4 words of visible text, all in parts the conversion leaves out, such as forms and buttons)',
+      readAs: 'static',
+      renderNote: NOT_RENDERED,
+    })
+    assert.deepEqual(document.warnings.filter((warning) => /no readable text/.test(warning)), [], 'the outcome says it, once')
   })
 
   describe('challenge, naming the vendor', () => {
