@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type FetchExtract, type FetchFormat, type FetchedDocument, type DocumentLink, type DocumentMetadata, type SharedState, stateKey } from 'dsh-web'
+import { type FetchExtract, type FetchFormat, type FetchedDocument, type DocumentLink, type DocumentMetadata, type PageOutcome, type SharedState, stateKey } from 'dsh-web'
 
 /**
  * A converted document as the cache keeps it, for paging and for every
@@ -29,10 +29,12 @@ export interface CachedDocument {
   bodyTruncatedReason?: string
   /** When the site was fetched (ISO 8601). */
   fetchedAt: string
+  /** What the page was (page-outcome.ts), judged once when it was fetched: a hit says the same as the fetch that made it. */
+  outcome: PageOutcome
 }
 
 /** Bumped when `CachedDocument` changes, so that processes of two versions never read each other's snapshots. */
-const DOCUMENT_CACHE_FORMAT = 1
+const DOCUMENT_CACHE_FORMAT = 2
 
 /** What, besides the URL, makes two fetches the same document. */
 export interface DocumentVariant {
@@ -69,7 +71,7 @@ export class DocumentCache {
     if (stored === undefined) return undefined
     try {
       const document = JSON.parse(stored) as CachedDocument
-      return typeof document?.text === 'string' && typeof document.finalUrl === 'string' ? document : undefined
+      return typeof document?.text === 'string' && typeof document.finalUrl === 'string' && typeof document.outcome?.kind === 'string' ? document : undefined
     } catch {
       return undefined
     }

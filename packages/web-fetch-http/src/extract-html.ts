@@ -6,6 +6,7 @@ import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
+import { type PageSignals, readPageSignals } from './page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
@@ -26,6 +27,8 @@ export interface ExtractOutput {
   links: DocumentLink[]
   extractor: string
   warnings: string[]
+  /** Of an HTML page: what page-outcome.ts judges it by, read before extraction changes the tree. */
+  signals?: PageSignals
 }
 
 export const MAX_LINKS = 50
@@ -279,6 +282,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let { document, flattened } = parse(html)
   if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)
   const base = baseUrlOf(document, input.url, html)
+  const signals = readPageSignals(document, html)
   const pageMetadata = readMetadata(document, base)
   let root: DomElement | undefined
   let extractor = `${parser.name}+full`
@@ -333,7 +337,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   const links = resolveLinks(root, base)
   const text = render(root, input.format)
   for (const key of Object.keys(metadata) as (keyof DocumentMetadata)[]) if (metadata[key] === undefined) delete metadata[key]
-  return { text, metadata, links, extractor, warnings }
+  return { text, metadata, links, extractor, warnings, signals }
 }
 
 export type { DomNode }

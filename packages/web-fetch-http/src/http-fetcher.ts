@@ -9,6 +9,8 @@ import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAn
 import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { ExtractPool } from './extract-pool.js'
+import { OUTCOME_HEADERS } from './challenge-vendors.js'
+import { judgePage } from './page-outcome.js'
 import { RobotsGate } from './robots-gate.js'
 import { PinnedAgents } from './pinned-dispatcher.js'
 import { readBodyForWorker } from './read-body.js'
@@ -248,9 +250,18 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         body.encodings.length ? { encodings: body.encodings, maxBytes } : undefined,
       )
       const { text, metadata, links, extractor } = output
+      const outcome = judgePage({
+        kind: output.kind,
+        signals: output.signals,
+        text,
+        status: response.status,
+        headers: Object.fromEntries(OUTCOME_HEADERS.map((name) => [name, header(response.headers, name)])),
+        bodyCut: body.truncatedReason !== undefined,
+      })
+      // HTML is read as served here; a renderer (another fetch provider) says otherwise.
+      if (outcome.kind !== 'ok' && output.kind === 'html') outcome.renderNote = `not rendered: the ${PROVIDER_ID} fetch provider reads pages as served and runs no scripts`
       const warnings = [...output.warnings]
       if (output.kind === 'text' && format !== 'text') warnings.push(`The response is ${essence(contentTypeHeader) ?? 'text'}, not HTML; it is returned as it is.`)
-      if (!text.trim()) warnings.push('The page has no readable text.')
       if (body.truncatedReason) warnings.push(body.truncatedReason)
       return {
         text,
@@ -272,6 +283,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         sourceSha256: output.sha256,
         bodyTruncatedReason: body.truncatedReason,
         fetchedAt,
+        outcome,
       }
     } finally {
       discard(response.body)
@@ -369,6 +381,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       metadata: { ...document.metadata },
       links: document.links.map((link) => ({ ...link })),
       artifact,
+      outcome: { ...document.outcome },
       provenance: {
         requestedUrl: url.href,
         finalUrl: document.finalUrl,

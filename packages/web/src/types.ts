@@ -288,8 +288,10 @@ export interface FetchedDocument {
   /**
    * What the page turned out to be, judged from the document read (static or
    * rendered). Absent means the provider does not judge pages (treat as `ok`).
-   * Anything but `ok` is not the page's content: tools say so instead of
-   * presenting the text as the page.
+   * `challenge`, `login_wall`, `needs_js` and `empty` are not the page's
+   * content: tools say so instead of presenting the text as the page (and
+   * never show a wall's text at all); `paywall` and `partial` hold part of
+   * it, and tools say which part.
    */
   outcome?: PageOutcome
   warnings: string[]
@@ -303,13 +305,20 @@ export interface FetchedDocument {
  * - `login_wall`: the page asks to sign in before it shows its content.
  * - `paywall`: a teaser, the rest behind a subscription.
  * - `empty`: no text found.
- * - `partial`: the page did not finish within the deadline, or lazy content was not loaded.
+ * - `partial`: the page did not finish within the deadline, or lazy content was not loaded; for a
+ *   static read, a body cut at the byte limit (allowPartial) whose part read has no text or only a
+ *   shell (the text may be in the rest). A cut body whose part read has its text stays `ok`:
+ *   `truncated` and `truncatedReason` say the cut.
  */
 export type PageOutcomeKind = 'ok' | 'needs_js' | 'challenge' | 'login_wall' | 'paywall' | 'empty' | 'partial'
 
 export interface PageOutcome {
   kind: PageOutcomeKind
-  /** What in the page decided it, for a person and the model (e.g. "an empty #root, 3 script bundles, 14 characters of text"). */
+  /**
+   * What in the page decided it, for a person and the model (e.g. "app root #root empty, 3 script
+   * bundles, 14 words of visible text"): the provider's own words and figures, never the page's
+   * text, since tools show it outside the untrusted fence (they clean it all the same).
+   */
   evidence?: string
   /** With `challenge`: the vendor its markup or headers name (e.g. `cloudflare`). */
   vendor?: string

@@ -32,6 +32,7 @@ describe('WebError', () => {
     WEB_DOCUMENT_UNREADABLE: 'The document is encrypted or damaged, and its text cannot be read.',
     WEB_DOCUMENT_TOO_COMPLEX: 'Reading the document needs more memory or output than a document reader may use.',
     WEB_HTTP_STATUS: 'The server answered with an error status.',
+    WEB_PAGE_WALLED: 'The site answered with a wall (a bot check or a sign-in) instead of the page.',
     WEB_ARTIFACT_WRITE_FAILED: 'The complete content could not be written to an artifact file.',
   }
 
