@@ -17,6 +17,8 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web': ['dsh-host'],
   'dsh-provider-kit': ['dsh-host', 'dsh-web'],
   'dsh-web-fetch-http': ['dsh-host', 'dsh-web'],
+  // The rendering provider reuses the static one's readers and egress policy through its internal entry.
+  'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-fetch-http'],
   'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-searxng': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],

@@ -1,0 +1,65 @@
+// Pages whose text their scripts write, rendered by the real Chromium on
+// loopback servers: the text comes back through web-fetch-http's readers,
+// marked as rendered.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { type BrowserFetcher } from '../src/browser-fetcher.js'
+import { chromiumMissing, listen, type Listener, testFetcher } from './helpers.js'
+
+const PAGES: Record<string, string> = {
+  '/writes-dom': `<html><head><title>Shell</title></head><body><div id="root"></div><script>
+    document.getElementById('root').innerHTML = '<main><h1>Written by script</h1><p>This paragraph was written into the DOM by the page script, not by the server.</p></main>'
+  </script></body></html>`,
+  '/fetches-json': `<html><head><title>Docs</title></head><body><div id="root">Loading…</div><script>
+    fetch('/content.json').then((r) => r.json()).then((data) => {
+      document.getElementById('root').innerHTML = '<main><h1>' + data.title + '</h1><p>' + data.body + '</p></main>'
+    })
+  </script></body></html>`,
+  '/after-timer': `<html><head><title>Later</title></head><body><div id="root"></div><script>
+    setTimeout(() => { document.getElementById('root').innerHTML = '<main><h1>Rendered after a timer</h1><p>The page waited a little before it showed this text to its reader.</p></main>' }, 300)
+  </script></body></html>`,
+}
+
+describe('rendered pages', { skip: chromiumMissing }, () => {
+  let site: Listener
+  let fetcher: BrowserFetcher
+
+  before(async () => {
+    site = await listen('127.0.0.1', (request, response) => {
+      if (request.url === '/content.json') return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Loaded as JSON', body: 'The documentation text arrived as JSON from the same origin and was rendered.' }))
+      const page = PAGES[request.url ?? '']
+      if (page) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+      response.writeHead(404).end()
+    })
+    fetcher = testFetcher()
+  })
+  after(async () => {
+    await fetcher?.close()
+    await site?.close()
+  })
+
+  it('a script that writes the DOM: its text comes back, read as rendered', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/writes-dom` })
+    assert.match(result.text, /Written by script/)
+    assert.match(result.text, /written into the DOM by the page script/)
+    assert.equal(result.providerId, 'browser')
+    assert.deepEqual(result.outcome && { kind: result.outcome.kind, readAs: result.outcome.readAs, renderedBy: result.outcome.renderedBy }, { kind: 'ok', readAs: 'rendered', renderedBy: 'browser' })
+    assert.equal(result.status, 200)
+    // Nothing of the page was refused (Chromium 150 still preconnects to its search engine's origin once per context: refused, and recorded too).
+    assert.ok(result.provenance.refused?.first.every((entry) => entry.url === 'www.google.com:443'), JSON.stringify(result.provenance.refused))
+  })
+
+  it('a page that fetches JSON from its own origin: the JSON text is rendered', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/fetches-json` })
+    assert.match(result.text, /Loaded as JSON/)
+    assert.match(result.text, /arrived as JSON from the same origin/)
+    assert.ok(site.hits.includes('GET /content.json'))
+    assert.equal(result.outcome?.readAs, 'rendered')
+  })
+
+  it('a page that renders after a timer: the text it shows later comes back', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/after-timer`, format: 'text' })
+    assert.match(result.text, /Rendered after a timer/)
+    assert.equal(result.outcome?.kind, 'ok')
+  })
+})
