@@ -33,13 +33,15 @@ const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'about:'])
  * Service worker registration refused in every frame before its scripts
  * run: a fresh context keeps none anyway, and a worker would outlive the
  * page's own requests. The worker script's request is aborted as well
- * (below), should a page reach the original function.
+ * (below), should a page reach the original function. A string, not a
+ * function: the page gets exactly this source, whatever the compiler does
+ * to functions.
  */
-function blockServiceWorkers() {
-  const container = (globalThis as { navigator?: { serviceWorker?: { register?: unknown } } }).navigator?.serviceWorker
-  if (!container) return
-  Object.defineProperty(container, 'register', { value: () => Promise.reject(new DOMException('Service workers are disabled here.', 'SecurityError')), configurable: false, writable: false })
-}
+const BLOCK_SERVICE_WORKERS = `(() => {
+  if (typeof ServiceWorkerContainer === 'undefined') return
+  const refuse = () => Promise.reject(new DOMException('Service workers are disabled here.', 'SecurityError'))
+  Object.defineProperty(ServiceWorkerContainer.prototype, 'register', { value: refuse, configurable: false, writable: false })
+})()`
 
 /**
  * Defence in depth only (the vetting proxy is what holds): the driver sees
@@ -108,7 +110,7 @@ export async function renderPage(browser: Browser, options: RenderOptions): Prom
     await context.overridePermissions(options.url.origin, [])
     const page = await context.newPage()
     page.on('error', (error) => (crashed = error.message))
-    await page.evaluateOnNewDocument(blockServiceWorkers)
+    await page.evaluateOnNewDocument(BLOCK_SERVICE_WORKERS)
     await page.setRequestInterception(true)
     interceptRequests(page, (url, reason) => {
       options.proxy.refused.count++
