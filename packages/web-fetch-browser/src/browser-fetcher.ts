@@ -179,8 +179,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       release = await slots.take(controller.signal)
       const { browser, ended } = await chromium.acquire()
       proxy = await VettingProxy.start({ ...proxyBase, ...(request.allowedDomains ? { allowedDomains: request.allowedDomains } : {}), ...(proxyCredential ? { proxyCredential } : {}) })
-      // The render has its deadline less a margin for extraction; aborting the call closes the page's proxy, which ends its traffic.
-      const renderDeadline = deadline - Math.min(2000, Math.max(0, deadline - Date.now()) / 5)
+      // The render has its deadline less a margin for closing the page and extraction (a quarter of what is left, at most 5 s); aborting the call closes the page's proxy, which ends its traffic.
+      const renderDeadline = deadline - Math.min(5000, Math.max(0, deadline - Date.now()) / 4)
       const pageProxy = proxy
       controller.signal.addEventListener('abort', () => void pageProxy.close(), { once: true })
       const rendered = await renderPage(browser, { url, proxy, deadline: renderDeadline, settleMs, browserEnded: ended, ...(options.userAgent ? { userAgent: options.userAgent } : {}) })
