@@ -136,7 +136,6 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     rendererHeapMb: positive(options.rendererHeapMb, 512, 'rendererHeapMb'),
     launchTimeoutMs: Math.min(timeoutMs, 30_000),
     memoryCheckMs: options.memoryCheckMs,
-    env: options.env,
     startRefusingProxy: () => VettingProxy.start({ ...proxyBase, refuseAll: "The browser's own traffic (outside any page: updates, time queries, background services) is never sent." }),
   })
 

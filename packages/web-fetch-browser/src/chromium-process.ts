@@ -103,7 +103,6 @@ export interface ChromiumOptions {
   startRefusingProxy: () => Promise<VettingProxy>
   /** How often the tree's memory is read. */
   memoryCheckMs?: number
-  env?: Record<string, string | undefined>
 }
 
 export interface ChromiumStatus {
@@ -196,7 +195,7 @@ export class ChromiumProcess {
     writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(PREFERENCES))
     const ownProxy = await this.options.startRefusingProxy()
     const env: Record<string, string> = {}
-    for (const [key, value] of Object.entries(this.options.env ?? process.env)) if (value !== undefined && !PROXY_VARIABLES.test(key)) env[key] = value
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !PROXY_VARIABLES.test(key)) env[key] = value
     let browser: Browser
     try {
       browser = await launch({
