@@ -35,7 +35,7 @@ export interface BrowserFetcherOptions {
   privateHosts?: string[]
   allowedDomains?: string[]
   blockedDomains?: string[]
-  /** Deadline of the whole render: navigation, settling and reading the DOM (default 30 s). */
+  /** Deadline of the render: starting the browser, navigation, settling and reading the DOM (default 30 s); extraction then has extractTimeoutMs. */
   timeoutMs?: number
   /** Quiet time without requests after `load` for the page to count as settled (default 500 ms). */
   settleMs?: number
@@ -178,12 +178,13 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       release = await slots.take(controller.signal)
       const { browser, ended } = await chromium.acquire()
       proxy = await VettingProxy.start({ ...proxyBase, ...(request.allowedDomains ? { allowedDomains: request.allowedDomains } : {}), ...(proxyCredential ? { proxyCredential } : {}) })
-      // The render has its deadline less a margin for closing the page and extraction (a quarter of what is left, at most 5 s); aborting the call closes the page's proxy, which ends its traffic.
-      const renderDeadline = deadline - Math.min(5000, Math.max(0, deadline - Date.now()) / 4)
+      // Aborting the call closes the page's proxy, which ends its traffic at once.
       const pageProxy = proxy
       controller.signal.addEventListener('abort', () => void pageProxy.close(), { once: true })
-      const rendered = await renderPage(browser, { url, proxy, deadline: renderDeadline, settleMs, browserEnded: ended, ...(options.userAgent ? { userAgent: options.userAgent } : {}) })
-      if (controller.signal.aborted) throw abortError(controller.signal, `Rendering ${redactUrl(url)}`)
+      // A second is left for reading the DOM and closing the page; extraction then has its own deadline (extractTimeoutMs), as for a static page.
+      const rendered = await renderPage(browser, { url, proxy, deadline: deadline - 1000, settleMs, browserEnded: ended, ...(options.userAgent ? { userAgent: options.userAgent } : {}) })
+      clearTimeout(timer)
+      if (signal.aborted) throw abortError(signal, `Rendering ${redactUrl(url)}`)
       const warnings: string[] = []
       let bytes = Buffer.from(rendered.html, 'utf8')
       let truncatedReason: string | undefined
@@ -195,7 +196,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       }
       if (proxy.byteCapReached) warnings.push(`The page's traffic reached the byte cap of ${maxBytes} bytes (maxBytes): what it loaded after that was cut off.`)
       if (proxy.refused.count) warnings.push(`${proxy.refused.count} request${proxy.refused.count === 1 ? '' : 's'} the page made ${proxy.refused.count === 1 ? 'was' : 'were'} refused (provenance.refused says which).`)
-      const output = await pool.convert({ bytes: new Uint8Array(bytes), contentType: 'text/html; charset=utf-8', kind: 'html', url: rendered.finalUrl, format, extract, maxElemsToParse }, controller.signal)
+      const output = await pool.convert({ bytes: new Uint8Array(bytes), contentType: 'text/html; charset=utf-8', kind: 'html', url: rendered.finalUrl, format, extract, maxElemsToParse }, signal)
       warnings.push(...output.warnings)
       if (!output.text.trim()) warnings.push('The rendered page has no readable text.')
       const page = slicePage(output.text, window)

@@ -69,7 +69,9 @@ export function chromiumSwitches(proxyUrl: string, proxyHost: string, sandbox: S
     '--no-pings',
     '--no-first-run',
     '--no-default-browser-check',
-    '--disable-features=NetworkTimeServiceQuerying,OptimizationGuideModelDownloading,OptimizationHintsFetching,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,PreconnectToSearch,LoadingPredictorUseLocalPredictions,NavigationPredictor,SpeculationRulesPrefetchFuture,SearchPrefetchServicePrefetching,OmniboxZeroSuggestPrefetching,ZeroSuggestPrefetching,PrivacySandboxSettings4,Prerender2',
+    // Each name exists in Chromium 150's binary (an unknown one is ignored without a word). AimEligibilityService
+    // and PreconnectToSearch opened tunnels to www.google.com from every new context, through the page's own proxy.
+    '--disable-features=NetworkTimeServiceQuerying,Translate,OptimizationHints,OptimizationGuideOnDeviceModel,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,PreconnectToSearch,LoadingPredictorUseLocalPredictions,NavigationPredictor,SearchPrefetchServicePrefetching,Prerender2,AimEligibilityService,AimServerEligibilityEnabled,AimServerRequestOnStartupEnabled,AimServerRequestOnIdentityChangeEnabled',
     '--mute-audio',
     `--js-flags=--max-old-space-size=${rendererHeapMb}`,
     ...(sandbox.enabled ? [] : ['--no-sandbox']),

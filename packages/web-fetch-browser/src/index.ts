@@ -31,7 +31,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   resolve: Schema.dict(String).default({}).description('Fixed answers for name resolution, host name to IP address (like curl --resolve); still checked unless privateHosts names the host.'),
   allowedDomains: Schema.array(String).default([]).description('When not empty, the page and every request it makes must be on these entries (same forms as web-fetch-http).'),
   blockedDomains: Schema.array(String).default([]).description('The page and its requests are never fetched from these entries.'),
-  timeoutMs: Schema.natural().role('ms').min(1000).default(30_000).description('Deadline of a whole render: start, navigation, settling, reading the DOM and extraction. A page not finished by then is read as it stands, marked partial.'),
+  timeoutMs: Schema.natural().role('ms').min(1000).default(30_000).description('Deadline of a render: starting the browser, navigation, settling and reading the DOM (extraction then has extractTimeoutMs, as for a static page). A page not finished by then is read as it stands, marked partial.'),
   settleMs: Schema.natural().role('ms').default(500).description('After load, the page counts as settled once no request has been open this long.'),
   maxBytes: Schema.natural().min(1024).default(20 * 1024 * 1024).description("Bytes the page's traffic may bring back, all its requests together, and the cap on its rendered HTML."),
   maxRequests: Schema.natural().min(1).default(300).description('Requests one page may make (tunnels included); the rest are refused and counted in the provenance.'),

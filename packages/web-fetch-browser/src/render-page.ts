@@ -69,6 +69,16 @@ function interceptRequests(page: Page, refuse: (url: string, reason: string) => 
   })
 }
 
+/** The serialised DOM; asked once more when a late navigation (a script's, or the first document committing) replaced the document being read. */
+async function readDom(page: Page): Promise<string> {
+  try {
+    return await page.content()
+  } catch (error) {
+    if (!/Execution context was destroyed|Cannot find context/.test((error as Error)?.message ?? '')) throw error
+    return await page.content()
+  }
+}
+
 /** Rejects after `ms` with `error`, so that a hung protocol call ends at the deadline. */
 function within<T>(work: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined
@@ -136,8 +146,10 @@ export async function renderPage(browser: Browser, options: RenderOptions): Prom
       }
     }
     if (response?.headers()['x-dsh-web-refused']) throw refusalOf(options.proxy, new URL(response.url())) ?? new WebError('WEB_BLOCKED_ADDRESS', `The page ${redactUrl(response.url())} was refused by the vetting proxy.`)
+    // A page read at its deadline is stopped first (what is still loading is cancelled), so that its document stays the one read.
+    if (partial) await within(page.evaluate('window.stop()'), 1000, () => new Error('stop timed out')).catch(() => {})
     // Reading the DOM gets a little time past the deadline: a page whose scripts hold the renderer busy ends here instead.
-    const html = await within(page.content(), Math.max(remaining(), 0) + 2000, () => new WebError('WEB_TIMEOUT', `The page ${redactUrl(options.url)} kept the browser busy past its deadline; its DOM could not be read.`))
+    const html = await within(readDom(page), Math.max(remaining(), 0) + 2000, () => new WebError('WEB_TIMEOUT', `The page ${redactUrl(options.url)} kept the browser busy past its deadline; its DOM could not be read.`))
     const finalUrl = page.url()
     if (finalUrl !== options.url.href) {
       const refused = refusalOf(options.proxy, new URL(finalUrl))

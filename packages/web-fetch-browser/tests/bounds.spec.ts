@@ -36,7 +36,7 @@ describe('bounds of a rendered page', { skip: chromiumMissing }, () => {
   })
 
   it('a page that never finishes loading ends at its deadline as partial, with the text it had', async () => {
-    const fetcher = testFetcher({ timeoutMs: 8000 })
+    const fetcher = testFetcher({ timeoutMs: 10_000 })
     try {
       const result = await fetcher.fetch({ url: `${site.origin}/never-finishes` })
       assert.equal(result.outcome?.kind, 'partial')
