@@ -1,7 +1,7 @@
 import { readProxySettings } from 'dsh-host'
 import type { ArtifactRef, JsonValue } from 'dsh-host'
 import { WebError, abortError, redactUrl, routeFor, writeWebArtifact } from 'dsh-web'
-import type { FetchProvider, FetchRequest, FetchedDocument, PageOutcome, ProviderCall } from 'dsh-web'
+import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, PageOutcome, ProviderCall } from 'dsh-web'
 import {
   AddressPolicy,
   EXTENSIONS,
@@ -19,6 +19,7 @@ import {
   withFixedAnswers,
 } from 'dsh-web-fetch-http/internal'
 import { ChromiumProcess, type ChromiumStatus, DEFAULT_EXECUTABLE } from './chromium-process.js'
+import { type RenderedDocument, RenderCache } from './render-cache.js'
 import { type RenderedPage, renderPage } from './render-page.js'
 import { VettingProxy, type VettingProxyOptions } from './vetting-proxy.js'
 
@@ -61,6 +62,8 @@ export interface BrowserFetcherOptions {
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default process.env). */
   env?: Record<string, string | undefined>
   resolveCredential?: (name: string, signal: AbortSignal) => Promise<string>
+  /** How long a rendered document is kept in this process for paging (default 10 min; 0 keeps none). */
+  cacheTtlMs?: number
   /** How often the browser's memory is read (default 250 ms). */
   memoryCheckMs?: number
 }
@@ -128,6 +131,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
   const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
   const slots = new Slots(Math.max(1, positive(options.maxContexts, 2, 'maxContexts')))
   const agents = new PinnedAgents()
+  const cache = new RenderCache(positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'))
   const pool = new ExtractPool({ size: options.extractWorkers ?? 1, parseTimeoutMs: options.extractTimeoutMs })
   const proxyBase: Omit<VettingProxyOptions, 'allowedDomains' | 'proxyCredential' | 'refuseAll'> = { policy, proxy: proxySettings, resolveLocally, tunnelHttp, agents, timeoutMs, maxRequests, maxBytes }
   const chromium = new ChromiumProcess({
@@ -155,16 +159,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     return policy.vetForProxy(url, { resolveLocally, proxy: route.origin }, signal)
   }
 
-  async function fetchDocument(request: FetchRequest, call: Partial<ProviderCall> = {}): Promise<FetchedDocument> {
-    const started = performance.now()
+  /** Renders the page and converts it: the part of a fetch that the cache keeps. */
+  async function renderDocument(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, call: Partial<ProviderCall>, signal: AbortSignal): Promise<RenderedDocument> {
     const fetchedAt = new Date().toISOString()
-    if (!request || typeof request !== 'object') throw new WebError('INVALID_ARGUMENT', 'The fetch request must be an object with a url.')
-    const window = readPageWindow(request, MAX_MAX_CHARS)
-    const format = checkEnum(request.format, FORMATS, 'format', 'markdown')
-    const extract = checkEnum(request.extract, EXTRACTS, 'extract', 'main')
-    const url = policy.parse(request.url, request.allowedDomains)
-    const signal = call.signal ?? new AbortController().signal
-    if (signal.aborted) throw abortError(signal, `Rendering ${redactUrl(url)}`)
     const deadline = Math.min(call.deadline ?? Infinity, Date.now() + timeoutMs)
     const controller = new AbortController()
     const onAbort = () => controller.abort(signal.reason)
@@ -187,11 +184,11 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       if (signal.aborted) throw abortError(signal, `Rendering ${redactUrl(url)}`)
       const warnings: string[] = []
       let bytes = Buffer.from(rendered.html, 'utf8')
-      let truncatedReason: string | undefined
+      let bodyTruncatedReason: string | undefined
       if (bytes.length > maxBytes) {
         const why = `The rendered page is ${bytes.length} bytes of HTML, over the cap of ${maxBytes} bytes (maxBytes).`
         if (request.allowPartial !== true) throw new WebError('WEB_FETCH_TOO_LARGE', `${why} Call with allowPartial to read its first part.`, { details: { url: redactUrl(url), limit: maxBytes } })
-        truncatedReason = `${why} Only its first ${maxBytes} bytes are read.`
+        bodyTruncatedReason = `${why} Only its first ${maxBytes} bytes are read.`
         bytes = bytes.subarray(0, maxBytes)
       }
       if (proxy.byteCapReached) warnings.push(`The page's traffic reached the byte cap of ${maxBytes} bytes (maxBytes): what it loaded after that was cut off.`)
@@ -199,69 +196,31 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       const output = await pool.convert({ bytes: new Uint8Array(bytes), contentType: 'text/html; charset=utf-8', kind: 'html', url: rendered.finalUrl, format, extract, maxElemsToParse }, signal)
       warnings.push(...output.warnings)
       if (!output.text.trim()) warnings.push('The rendered page has no readable text.')
-      const page = slicePage(output.text, window)
-      let artifact: ArtifactRef | undefined
-      if (output.text.length > artifactThreshold) {
-        artifact = await writeWebArtifact(output.text, {
-          session: call.session,
-          directory: call.session ? undefined : options.artifactDir,
-          stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
-          extension: EXTENSIONS[format],
-        })
-      }
-      if (!truncatedReason && page.truncated) {
-        truncatedReason = `Characters ${page.offset} to ${page.nextOffset} of ${page.totalChars} are shown (maxChars ${window.maxChars}); call again with offset ${page.nextOffset} for the next part.`
-      }
       const upstream = [...proxy.routes].find((route) => route !== 'direct')
       const status = chromium.status()
-      const result: FetchedDocument = {
-        providerId: PROVIDER_ID,
-        url: rendered.finalUrl,
-        status: rendered.status,
-        contentType: rendered.contentType,
-        format,
-        text: page.text,
-        offset: page.offset,
-        nextOffset: page.nextOffset,
-        totalChars: page.totalChars,
-        truncated: page.truncated || truncatedReason !== undefined,
-        truncatedReason,
-        metadata: { ...output.metadata },
+      return {
+        text: output.text,
+        metadata: output.metadata,
         links: output.links,
-        artifact,
+        warnings,
+        outcome: outcomeOf(rendered, output.text),
+        ...(bodyTruncatedReason ? { bodyTruncatedReason } : {}),
         provenance: {
           requestedUrl: url.href,
           finalUrl: rendered.finalUrl,
           redirects: rendered.redirects,
           route: upstream ? 'proxy' : 'direct',
-          proxy: upstream,
-          checks: ['vetting-proxy', ...(status.sandbox.enabled ? ['sandbox'] : ['no-sandbox'])],
+          ...(upstream ? { proxy: upstream } : {}),
+          checks: ['vetting-proxy', status.sandbox.enabled ? 'sandbox' : 'no-sandbox'],
           status: rendered.status,
-          contentType: rendered.contentType,
+          ...(rendered.contentType ? { contentType: rendered.contentType } : {}),
           bytesRead: proxy.bytes,
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
           extractor: `${status.version ?? 'chromium'} + ${output.extractor}`,
-          cacheHit: false,
           sourceSha256: output.sha256,
           fetchedAt,
           refused: { count: proxy.refused.count, first: proxy.refused.first.map((entry) => ({ ...entry })) },
         },
-        outcome: outcomeOf(rendered, output.text),
-        warnings,
       }
-      if (rendered.status < 200 || rendered.status > 299) {
-        result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${rendered.status}; the text is the page it sent with that status, as rendered (often an error page, not the content asked for).` }
-      }
-      for (const key of Object.keys(result) as (keyof FetchedDocument)[]) if (result[key] === undefined) delete result[key]
-      for (const key of Object.keys(result.provenance) as (keyof FetchedDocument['provenance'])[]) if (result.provenance[key] === undefined) delete result.provenance[key]
-      if (call.session) {
-        try {
-          await call.session.append('web/browser-document-fetch', { ...(call.callId ? { callId: call.callId } : {}), provenance: JSON.parse(JSON.stringify(result.provenance)) as JsonValue, format, extract }, { visibility: 'log' })
-        } catch (error) {
-          result.warnings.push(`The fetch could not be written to the session log: ${(error as Error)?.message ?? error}`)
-        }
-      }
-      return result
     } catch (error) {
       if (controller.signal.aborted && !(WebError.is(error) && error.code !== 'WEB_FETCH_FAILED' && error.code !== 'WEB_DOCUMENT_TOO_COMPLEX')) throw abortError(controller.signal, `Rendering ${redactUrl(url)}`)
       throw error
@@ -273,6 +232,70 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     }
   }
 
+  async function fetchDocument(request: FetchRequest, call: Partial<ProviderCall> = {}): Promise<FetchedDocument> {
+    const started = performance.now()
+    if (!request || typeof request !== 'object') throw new WebError('INVALID_ARGUMENT', 'The fetch request must be an object with a url.')
+    const window = readPageWindow(request, MAX_MAX_CHARS)
+    const format = checkEnum(request.format, FORMATS, 'format', 'markdown')
+    const extract = checkEnum(request.extract, EXTRACTS, 'extract', 'main')
+    const url = policy.parse(request.url, request.allowedDomains)
+    const signal = call.signal ?? new AbortController().signal
+    if (signal.aborted) throw abortError(signal, `Rendering ${redactUrl(url)}`)
+    const variant = JSON.stringify([format, extract, request.allowPartial === true, request.allowedDomains ?? null])
+    let document = cache.get(`${url.href} ${variant}`)
+    const cacheHit = document !== undefined
+    if (!document) {
+      document = await renderDocument(url, request, format, extract, call, signal)
+      cache.set([`${url.href} ${variant}`, `${document.provenance.finalUrl} ${variant}`], document)
+    }
+    const page = slicePage(document.text, window)
+    let artifact: ArtifactRef | undefined
+    if (document.text.length > artifactThreshold) {
+      artifact = await writeWebArtifact(document.text, {
+        session: call.session,
+        directory: call.session ? undefined : options.artifactDir,
+        stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
+        extension: EXTENSIONS[format],
+      })
+    }
+    let truncatedReason = document.bodyTruncatedReason
+    if (!truncatedReason && page.truncated) {
+      truncatedReason = `Characters ${page.offset} to ${page.nextOffset} of ${page.totalChars} are shown (maxChars ${window.maxChars}); call again with offset ${page.nextOffset} for the next part.`
+    }
+    const { provenance } = document
+    const result: FetchedDocument = {
+      providerId: PROVIDER_ID,
+      url: provenance.finalUrl,
+      status: provenance.status,
+      contentType: provenance.contentType,
+      format,
+      text: page.text,
+      offset: page.offset,
+      nextOffset: page.nextOffset,
+      totalChars: page.totalChars,
+      truncated: page.truncated || truncatedReason !== undefined,
+      truncatedReason,
+      metadata: { ...document.metadata },
+      links: document.links.map((link) => ({ ...link })),
+      artifact,
+      provenance: structuredClone({ ...provenance, durationMs: Math.round((performance.now() - started) * 10) / 10, cacheHit }),
+      outcome: { ...document.outcome },
+      warnings: [...document.warnings],
+    }
+    if (provenance.status < 200 || provenance.status > 299) {
+      result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${provenance.status}; the text is the page it sent with that status, as rendered (often an error page, not the content asked for).` }
+    }
+    for (const key of Object.keys(result) as (keyof FetchedDocument)[]) if (result[key] === undefined) delete result[key]
+    if (call.session) {
+      try {
+        await call.session.append('web/browser-document-fetch', { ...(call.callId ? { callId: call.callId } : {}), provenance: JSON.parse(JSON.stringify(result.provenance)) as JsonValue, format, extract }, { visibility: 'log' })
+      } catch (error) {
+        result.warnings.push(`The fetch could not be written to the session log: ${(error as Error)?.message ?? error}`)
+      }
+    }
+    return result
+  }
+
   return {
     id: PROVIDER_ID,
     available: () => chromium.status().found,
@@ -281,6 +304,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     status: () => chromium.status(),
     readVersion: () => chromium.readVersion(),
     async close() {
+      cache.clear()
       await Promise.all([chromium.close(), pool.close(), agents.destroy()])
     },
   }

@@ -22,6 +22,7 @@ export interface Config {
   userAgent?: string
   artifactThreshold: number
   extractTimeoutMs: number
+  cacheTtlMs: number
   proxy?: ProxyOptions
 }
 
@@ -41,6 +42,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   userAgent: Schema.string().description("User-Agent of the browser's requests (default: Chromium's own)."),
   artifactThreshold: Schema.natural().default(200_000).description('Converted text longer than this many characters is also written whole to an artifact file.'),
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning the rendered page into text.'),
+  cacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a rendered document is kept in this process, so that the next part of it (offset) pages the same snapshot instead of rendering again (0 keeps none).'),
   proxy: Schema.union([
     Schema.object({
       url: Schema.string().description('HTTP proxy for every request of the browser (http://HOST:PORT); overrides HTTPS_PROXY and HTTP_PROXY.'),

@@ -1,6 +1,8 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
 import { existsSync } from 'node:fs'
 import type { AddressInfo, Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { createHash } from 'node:crypto'
 import type { LookupFunction } from 'dsh-web-fetch-http/internal'
 import { type BrowserFetcherOptions, createBrowserFetcher } from '../src/browser-fetcher.js'
 
@@ -22,7 +24,11 @@ export interface Listener {
 }
 
 /** A node:http server on `host`:0 that counts connections as well as requests; upgrades (WebSocket) count as connections. */
-export async function listen(host: string, handler: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.end('internal')): Promise<Listener> {
+export async function listen(
+  host: string,
+  handler: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.end('internal'),
+  onUpgrade: (request: IncomingMessage, socket: Duplex) => void = (_request, socket) => socket.destroy(),
+): Promise<Listener> {
   const hits: string[] = []
   const sockets = new Set<Socket>()
   const server: Server = createServer((request, response) => {
@@ -37,7 +43,7 @@ export async function listen(host: string, handler: (request: IncomingMessage, r
   })
   server.on('upgrade', (request, socket) => {
     hits.push(`UPGRADE ${request.url}`)
-    socket.destroy()
+    onUpgrade(request, socket)
   })
   await new Promise<void>((resolve) => server.listen(0, host, resolve))
   listener.port = (server.address() as AddressInfo).port
@@ -62,4 +68,15 @@ export function testLookup(table: Record<string, string>, asked: string[] = []):
 /** A fetcher with explicit config: no proxy variables, the page's server trusted, a resolver of its own. */
 export function testFetcher(options: BrowserFetcherOptions = {}) {
   return createBrowserFetcher({ env: DIRECT, privateHosts: ['127.0.0.1'], lookup: testLookup({}), timeoutMs: 20_000, ...options })
+}
+
+/** Answers a WebSocket handshake (RFC 6455 4.2.2) and sends one text frame: a legitimate socket of the page. */
+export function answerWebSocket(text: string) {
+  return (request: IncomingMessage, socket: Duplex) => {
+    const accept = createHash('sha1').update(`${request.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64')
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`)
+    const payload = Buffer.from(text, 'utf8')
+    socket.write(Buffer.concat([Buffer.from([0x81, payload.length]), payload]))
+    socket.on('error', () => {})
+  }
 }

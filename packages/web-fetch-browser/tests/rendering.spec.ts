@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type BrowserFetcher } from '../src/browser-fetcher.js'
-import { chromiumMissing, listen, type Listener, testFetcher } from './helpers.js'
+import { answerWebSocket, chromiumMissing, listen, type Listener, testFetcher } from './helpers.js'
 
 const PAGES: Record<string, string> = {
   '/writes-dom': `<html><head><title>Shell</title></head><body><div id="root"></div><script>
@@ -14,6 +14,10 @@ const PAGES: Record<string, string> = {
     fetch('/content.json').then((r) => r.json()).then((data) => {
       document.getElementById('root').innerHTML = '<main><h1>' + data.title + '</h1><p>' + data.body + '</p></main>'
     })
+  </script></body></html>`,
+  '/socket': `<html><head><title>Socket</title></head><body><main><h1>Live</h1><p id="said">no message yet</p></main><script>
+    const socket = new WebSocket('ws://' + location.host + '/live')
+    socket.onmessage = (event) => { document.getElementById('said').textContent = 'The socket said: ' + event.data; socket.close() }
   </script></body></html>`,
   '/after-timer': `<html><head><title>Later</title></head><body><div id="root"></div><script>
     setTimeout(() => { document.getElementById('root').innerHTML = '<main><h1>Rendered after a timer</h1><p>The page waited a little before it showed this text to its reader.</p></main>' }, 300)
@@ -30,7 +34,7 @@ describe('rendered pages', { skip: chromiumMissing }, () => {
       const page = PAGES[request.url ?? '']
       if (page) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
       response.writeHead(404).end()
-    })
+    }, answerWebSocket('hello through a vetted tunnel'))
     fetcher = testFetcher()
   })
   after(async () => {
@@ -61,5 +65,26 @@ describe('rendered pages', { skip: chromiumMissing }, () => {
     const result = await fetcher.fetch({ url: `${site.origin}/after-timer`, format: 'text' })
     assert.match(result.text, /Rendered after a timer/)
     assert.equal(result.outcome?.kind, 'ok')
+  })
+
+  it('a WebSocket to its own origin goes through a vetted tunnel (CONNECT, direct route) and its message is rendered', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/socket` })
+    assert.match(result.text, /The socket said: hello through a vetted tunnel/)
+    assert.ok(site.hits.includes('UPGRADE /live'))
+    assert.equal(result.provenance.route, 'direct')
+  })
+
+  it('the rendered text is paged like a static page, the next part from the same snapshot (no second render)', async () => {
+    const requestsBefore = site.hits.filter((hit) => hit === 'GET /fetches-json').length
+    const first = await fetcher.fetch({ url: `${site.origin}/fetches-json`, format: 'text', maxChars: 20, extract: 'full' })
+    assert.equal(first.truncated, true)
+    assert.equal(first.nextOffset, 20)
+    assert.match(first.truncatedReason ?? '', /call again with offset 20/)
+    const second = await fetcher.fetch({ url: `${site.origin}/fetches-json`, format: 'text', maxChars: 20, offset: 20, extract: 'full' })
+    assert.equal(second.offset, 20)
+    assert.equal(second.provenance.cacheHit, true)
+    assert.equal(site.hits.filter((hit) => hit === 'GET /fetches-json').length, requestsBefore + 1, 'rendered once')
+    const whole = await fetcher.fetch({ url: `${site.origin}/fetches-json`, format: 'text', extract: 'full' })
+    assert.equal(first.text + second.text, whole.text.slice(0, 40))
   })
 })
