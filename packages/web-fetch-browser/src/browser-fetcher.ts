@@ -1,4 +1,5 @@
 import { readProxySettings } from 'dsh-host'
+import type { HttpFetcherOptions } from 'dsh-web-fetch-http'
 import type { ArtifactRef, JsonValue } from 'dsh-host'
 import { WebError, abortError, redactUrl, routeFor, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, PageOutcome, ProviderCall } from 'dsh-web'
@@ -8,10 +9,8 @@ import {
   EXTRACTS,
   ExtractPool,
   FORMATS,
-  type LookupFunction,
   MAX_MAX_CHARS,
   PinnedAgents,
-  type ProxyOptions,
   checkEnum,
   positive,
   readPageWindow,
@@ -20,22 +19,20 @@ import {
 } from 'dsh-web-fetch-http/internal'
 import { ChromiumProcess, type ChromiumStatus, DEFAULT_EXECUTABLE } from './chromium-process.js'
 import { type RenderedDocument, RenderCache } from './render-cache.js'
-import { type RenderedPage, renderPage } from './render-page.js'
+import { BrowserGone, type RenderedPage, renderPage } from './render-page.js'
 import { VettingProxy, type VettingProxyOptions } from './vetting-proxy.js'
 
 export const PROVIDER_ID = 'browser'
 
-export interface BrowserFetcherOptions {
+/** What the rendering provider takes as web-fetch-http does (the same policy, route and readers), documented there. */
+type SharedOptions = Pick<
+  HttpFetcherOptions,
+  'lookup' | 'resolve' | 'privateHosts' | 'allowedDomains' | 'blockedDomains' | 'userAgent' | 'artifactThreshold' | 'artifactDir' | 'extractTimeoutMs' | 'extractWorkers' | 'maxElemsToParse' | 'proxy' | 'env' | 'resolveCredential' | 'cacheTtlMs'
+>
+
+export interface BrowserFetcherOptions extends SharedOptions {
   /** The Chromium to run (default /usr/bin/chromium, Debian's package). */
   executablePath?: string
-  /** Name resolution for the vetting proxy, `dns.lookup` with `{ all: true }` (tests, operators). */
-  lookup?: LookupFunction
-  /** Fixed answers for names (like curl --resolve); still vetted unless privateHosts names the host. */
-  resolve?: Record<string, string | string[]>
-  /** Hosts, addresses or CIDR ranges trusted although not public: the page and everything it loads are held to them. */
-  privateHosts?: string[]
-  allowedDomains?: string[]
-  blockedDomains?: string[]
   /** Deadline of the render: starting the browser, navigation, settling and reading the DOM (default 30 s); extraction then has extractTimeoutMs. */
   timeoutMs?: number
   /** Quiet time without requests after `load` for the page to count as settled (default 500 ms). */
@@ -50,20 +47,6 @@ export interface BrowserFetcherOptions {
   memoryMb?: number
   /** V8 heap of each renderer process, in MB (default 512). */
   rendererHeapMb?: number
-  userAgent?: string
-  /** Converted text longer than this is also written whole to an artifact file (default 200,000 characters). */
-  artifactThreshold?: number
-  artifactDir?: string
-  extractTimeoutMs?: number
-  extractWorkers?: number
-  maxElemsToParse?: number
-  /** The operator's proxy route; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY as in web-fetch-http. */
-  proxy?: ProxyOptions
-  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default process.env). */
-  env?: Record<string, string | undefined>
-  resolveCredential?: (name: string, signal: AbortSignal) => Promise<string>
-  /** How long a rendered document is kept in this process for paging (default 10 min; 0 keeps none). */
-  cacheTtlMs?: number
   /** How often the browser's memory is read (default 250 ms). */
   memoryCheckMs?: number
 }
@@ -173,13 +156,28 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       await vetFirst(url, controller.signal)
       const proxyCredential = await readProxyCredential(controller.signal)
       release = await slots.take(controller.signal)
-      const { browser, ended } = await chromium.acquire()
       proxy = await VettingProxy.start({ ...proxyBase, ...(request.allowedDomains ? { allowedDomains: request.allowedDomains } : {}), ...(proxyCredential ? { proxyCredential } : {}) })
       // Aborting the call closes the page's proxy, which ends its traffic at once.
       const pageProxy = proxy
       controller.signal.addEventListener('abort', () => void pageProxy.close(), { once: true })
       // A second is left for reading the DOM and closing the page; extraction then has its own deadline (extractTimeoutMs), as for a static page.
-      const rendered = await renderPage(browser, { url, proxy, deadline: deadline - 1000, settleMs, browserEnded: ended, ...(options.userAgent ? { userAgent: options.userAgent } : {}) })
+      const render = async () => {
+        const { browser, ended, lost } = await chromium.acquire()
+        try {
+          return await renderPage(browser, { url, proxy: pageProxy, deadline: deadline - 1000, settleMs, browserEnded: ended, ...(options.userAgent ? { userAgent: options.userAgent } : {}) })
+        } catch (error) {
+          if (error instanceof BrowserGone) lost()
+          throw error
+        }
+      }
+      // A browser that died between calls is found out when the page's context cannot be opened (nothing of the page ran yet): a new one renders it.
+      const rendered = await render().catch((error) => {
+        if (error instanceof BrowserGone && !controller.signal.aborted) return render()
+        throw error
+      }).catch((error) => {
+        if (error instanceof BrowserGone) throw new WebError('WEB_FETCH_FAILED', `Rendering ${redactUrl(url)} failed: the browser could not open a page (${error.message}).`, { cause: error })
+        throw error
+      })
       clearTimeout(timer)
       if (signal.aborted) throw abortError(signal, `Rendering ${redactUrl(url)}`)
       const warnings: string[] = []

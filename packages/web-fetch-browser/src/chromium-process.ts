@@ -113,6 +113,8 @@ export interface ChromiumStatus {
   version?: string
   sandbox: SandboxState
   running: boolean
+  /** The browser's process id while it runs (its process group is killed at the memory cap). */
+  pid?: number
   /** Launches since the provider started. */
   launches: number
   /** Why the last browser ended, when it did not end by close(). */
@@ -149,6 +151,8 @@ export class ChromiumProcess {
   private ownRefused = 0
   private version?: string
   private closed = false
+  /** The end of the last browser that ended: its exit, its proxy closed, its profile removed. A new browser starts after it. */
+  private cleanup?: Promise<void>
 
   constructor(private readonly options: ChromiumOptions) {}
 
@@ -159,6 +163,7 @@ export class ChromiumProcess {
       ...(this.version ? { version: this.version } : {}),
       sandbox: this.sandbox,
       running: this.running !== undefined && !this.running.ended,
+      ...(this.running && !this.running.ended ? { pid: this.running.pid } : {}),
       launches: this.launches,
       ...(this.lastExit ? { lastExit: this.lastExit } : {}),
       ownRequestsRefused: this.ownRefused + (this.running?.ownProxy.refused.count ?? 0),
@@ -176,7 +181,7 @@ export class ChromiumProcess {
   }
 
   /** A live browser: the running one, or a new one. */
-  async acquire(): Promise<{ browser: Browser; ended: () => string | undefined }> {
+  async acquire(): Promise<{ browser: Browser; ended: () => string | undefined; lost: () => void }> {
     if (this.closed) throw new WebError('WEB_FETCH_FAILED', 'The browser fetch provider has been shut down.')
     let running = this.running
     if (!running || running.ended || !running.browser.connected) {
@@ -184,13 +189,14 @@ export class ChromiumProcess {
       running = await this.starting
     }
     const current = running
-    return { browser: current.browser, ended: () => current.ended }
+    return { browser: current.browser, ended: () => current.ended, lost: () => this.kill(current, current.ended ?? 'the browser stopped answering (it died, or was killed from outside)') }
   }
 
   private async launch(): Promise<Running> {
     if (!existsSync(this.options.executablePath)) {
       throw new WebError('WEB_PROVIDER_UNAVAILABLE', `No Chromium at ${this.options.executablePath}: install it (apt-get install chromium) or set executablePath in the web-fetch-browser row.`)
     }
+    await this.cleanup
     const { launch } = await import('puppeteer-core')
     const userDataDir = mkdtempSync(join(tmpdir(), 'dsh-chromium-'))
     mkdirSync(join(userDataDir, 'Default'))
@@ -246,7 +252,7 @@ export class ChromiumProcess {
     try {
       process.kill(-running.pid, 'SIGKILL')
     } catch {}
-    void running.exited.then(async () => {
+    this.cleanup = running.exited.then(async () => {
       this.ownRefused += running.ownProxy.refused.count
       await running.ownProxy.close()
       rmSync(running.userDataDir, { recursive: true, force: true })
@@ -257,13 +263,13 @@ export class ChromiumProcess {
   async close(): Promise<void> {
     this.closed = true
     const running = this.running ?? (await this.starting?.catch(() => undefined))
-    if (!running) return
-    const reason = running.ended
-    await running.browser.close().catch(() => {})
-    this.kill(running, reason ?? 'closed')
-    if (!reason) this.lastExit = undefined
-    await running.exited
-    await running.ownProxy.close()
-    rmSync(running.userDataDir, { recursive: true, force: true })
+    if (running) {
+      const reason = running.ended
+      await running.browser.close().catch(() => {})
+      this.kill(running, reason ?? 'closed')
+      if (!reason) this.lastExit = undefined
+    }
+    await this.cleanup
   }
+
 }

@@ -16,6 +16,11 @@ export interface RenderOptions {
   browserEnded: () => string | undefined
 }
 
+/** The browser could not open a context for the page: it is gone (died, or killed from outside) before the page started. */
+export class BrowserGone extends Error {
+  override readonly name = 'BrowserGone'
+}
+
 export interface RenderedPage {
   html: string
   finalUrl: string
@@ -114,7 +119,12 @@ function redirectsOf(response: HTTPResponse | null): RedirectHop[] {
  */
 export async function renderPage(browser: Browser, options: RenderOptions): Promise<RenderedPage> {
   const remaining = () => options.deadline - Date.now()
-  const context = await browser.createBrowserContext({ proxyServer: options.proxy.url, proxyBypassList: ['<-loopback>'], downloadBehavior: { policy: 'deny' } })
+  let context
+  try {
+    context = await browser.createBrowserContext({ proxyServer: options.proxy.url, proxyBypassList: ['<-loopback>'], downloadBehavior: { policy: 'deny' } })
+  } catch (error) {
+    throw new BrowserGone((error as Error)?.message ?? String(error), { cause: error })
+  }
   let crashed: string | undefined
   try {
     await context.overridePermissions(options.url.origin, [])

@@ -1,0 +1,61 @@
+// The browser's life: found or not (said, never a silent fallback), the
+// sandbox state detected before any launch, one browser for every call, and
+// a new one after it died.
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { after, before, describe, it } from 'node:test'
+import { WebError } from 'dsh-web'
+import { detectSandbox } from '../src/chromium-process.js'
+import { chromiumMissing, listen, type Listener, testFetcher } from './helpers.js'
+
+describe('the browser process', () => {
+  it('as root the sandbox is off, with the reason dsh doctor shows', () => {
+    const state = detectSandbox(0)
+    assert.equal(state.enabled, false)
+    assert.match(state.reason ?? '', /runs as root.*unprivileged user/)
+  })
+
+  it('a Chromium that is not there: the provider says it is unavailable and why, and a fetch is WEB_PROVIDER_UNAVAILABLE naming the fix', async () => {
+    const fetcher = testFetcher({ executablePath: '/nonexistent/chromium' })
+    try {
+      assert.equal(fetcher.available(), false)
+      assert.match(fetcher.unavailableReason?.() ?? '', /No Chromium at \/nonexistent\/chromium: apt-get install chromium/)
+      await assert.rejects(fetcher.fetch({ url: 'http://127.0.0.1:9/' }), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_UNAVAILABLE' && /executablePath/.test(error.message))
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  describe('with Debian\'s chromium', { skip: chromiumMissing }, () => {
+    let site: Listener
+    before(async () => {
+      site = await listen('127.0.0.1', (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><main><h1>Alive</h1><p>The browser answered this page.</p></main></body></html>'))
+    })
+    after(async () => site?.close())
+
+    it('one browser serves every call; one killed from outside is replaced at the next call, its profile removed', async () => {
+      const fetcher = testFetcher()
+      try {
+        await fetcher.fetch({ url: `${site.origin}/one` })
+        await fetcher.fetch({ url: `${site.origin}/two` })
+        const first = fetcher.status()
+        assert.equal(first.launches, 1)
+        assert.equal(first.running, true)
+        assert.match(first.version ?? '', /Chrome\/\d+/)
+        assert.deepEqual(first.sandbox, detectSandbox())
+        const profile = `/proc/${first.pid}/cmdline`
+        const userDataDir = /--user-data-dir=([^\0]+)/.exec(await import('node:fs/promises').then((fs) => fs.readFile(profile, 'utf8')))?.[1]
+        assert.ok(userDataDir && existsSync(userDataDir), 'a profile folder of its own')
+        process.kill(first.pid!, 'SIGKILL')
+        const result = await fetcher.fetch({ url: `${site.origin}/three` })
+        assert.match(result.text, /The browser answered this page/)
+        const second = fetcher.status()
+        assert.equal(second.launches, 2)
+        assert.notEqual(second.pid, first.pid)
+        assert.equal(existsSync(userDataDir), false, 'the dead browser\'s profile is removed')
+      } finally {
+        await fetcher.close()
+      }
+    })
+  })
+})
