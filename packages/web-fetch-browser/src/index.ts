@@ -71,3 +71,4 @@ export { createBrowserFetcher, PROVIDER_ID }
 export type { BrowserFetcher, BrowserFetcherOptions } from './browser-fetcher.js'
 export type { ChromiumStatus, SandboxState } from './chromium-process.js'
 export { detectSandbox } from './chromium-process.js'
+export { selfTestContainment, type ContainmentCheck, type ContainmentReport } from './self-test.js'

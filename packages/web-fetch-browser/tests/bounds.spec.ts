@@ -13,6 +13,7 @@ const PAGES: Record<string, string> = {
     const kept = []
     setInterval(() => { try { for (let i = 0; i < 4; i++) kept.push(new Uint8Array(32 * 1024 * 1024).fill(7)) } catch {} }, 10)
   </script></body></html>`,
+  '/heavy': `<html><head><title>Heavy</title></head><body><main><h1>Heavy images</h1><p>Its images weigh more than the page may bring back.</p>${Array.from({ length: 8 }, (_, i) => `<img src="/big-${i}.bin">`).join('')}</main></body></html>`,
   '/plain': `<html><head><title>Plain</title></head><body><main><h1>A plain page</h1><p>It renders as it should, after whatever came before.</p></main></body></html>`,
   '/many-images': `<html><head><title>Many</title></head><body><main><h1>Many images</h1><p>Twenty images, more than the page may load.</p>${Array.from({ length: 20 }, (_, i) => `<img src="/image-${i}.gif">`).join('')}</main></body></html>`,
 }
@@ -24,6 +25,7 @@ describe('bounds of a rendered page', { skip: chromiumMissing }, () => {
   before(async () => {
     site = await listen('127.0.0.1', (request, response) => {
       if (request.url === '/hang') return void hanging.push(response)
+      if (request.url?.startsWith('/big-')) return void response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(256 * 1024, 1))
       if (request.url?.startsWith('/image-')) return void response.writeHead(200, { 'content-type': 'image/gif' }).end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'))
       const page = PAGES[request.url ?? '']
       if (page) return void response.writeHead(200, { 'content-type': 'text/html' }).end(page)
@@ -87,6 +89,19 @@ describe('bounds of a rendered page', { skip: chromiumMissing }, () => {
       const results = await Promise.all([fetcher.fetch({ url: `${site.origin}/plain` }), fetcher.fetch({ url: `${site.origin}/plain`, format: 'text' })])
       for (const result of results) assert.match(result.text, /A plain page/)
       assert.equal(fetcher.status().launches, 1)
+    } finally {
+      await fetcher.close()
+    }
+  })
+
+  it('the page\'s traffic past maxBytes is cut, later requests refused, and the result says so', async () => {
+    const fetcher = testFetcher({ maxBytes: 600 * 1024 })
+    try {
+      const result = await fetcher.fetch({ url: `${site.origin}/heavy` })
+      assert.match(result.text, /weigh more than the page may bring back/)
+      assert.ok(result.warnings.some((warning) => /byte cap of 614400 bytes/.test(warning)), result.warnings.join('\n'))
+      assert.ok(result.provenance.bytesRead <= 600 * 1024 + 256 * 1024, String(result.provenance.bytesRead))
+      assert.ok(result.provenance.refused!.first.some((entry) => entry.code === 'WEB_FETCH_TOO_LARGE'), JSON.stringify(result.provenance.refused))
     } finally {
       await fetcher.close()
     }

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import { detectSandbox } from '../src/chromium-process.js'
+import { selfTestContainment } from '../src/self-test.js'
 import { chromiumMissing, listen, type Listener, testFetcher } from './helpers.js'
 
 describe('the browser process', () => {
@@ -56,6 +57,13 @@ describe('the browser process', () => {
       } finally {
         await fetcher.close()
       }
+    })
+
+    it('the self-test dsh doctor runs: the page ran, nothing reached the untrusted listener or the UDP port, the refusals are recorded', async () => {
+      const report = await selfTestContainment()
+      assert.equal(report.contained, true, JSON.stringify(report.checks))
+      assert.deepEqual(report.checks.map((check) => check.name), ['the page ran', 'no TCP to an untrusted loopback address', 'no UDP (WebRTC STUN)', 'refusals recorded'])
+      assert.match(report.version ?? '', /Chrome\/\d+/)
     })
   })
 })
