@@ -27,7 +27,7 @@ const LAYERS: Record<string, string[]> = {
   'dsh-cache-redis': ['dsh-web'],
   'dsh-harness': ['dsh-host'],
   // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
-  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave'],
+  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave'],
 }
 
 /** The packages above every plugin, which may depend on the host: the host itself and the command that bundles it. */

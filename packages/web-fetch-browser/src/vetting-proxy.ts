@@ -195,7 +195,15 @@ export class VettingProxy {
         response.destroy()
         return
       }
-      if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve))
+      // A browser that went away (or a page that ended) never drains: its close ends the wait, and the upstream body with it.
+      if (!response.write(chunk)) await new Promise((resolve) => {
+        response.once('drain', resolve)
+        response.once('close', resolve)
+      })
+      if (response.destroyed) {
+        answer.body.destroy()
+        return
+      }
     }
     response.end()
   }
