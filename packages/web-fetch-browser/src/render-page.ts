@@ -136,6 +136,8 @@ export async function renderPage(browser: Browser, options: RenderOptions): Prom
       options.proxy.refused.count++
       if (options.proxy.refused.first.length < 5) options.proxy.refused.first.push({ url, code: 'WEB_BLOCKED_URL', reason })
     })
+    // The page's proxy takes only this context's credentials (another process could connect to its port).
+    await page.authenticate(options.proxy.credentials)
     if (options.userAgent) await page.setUserAgent(options.userAgent)
     let partial: string | undefined
     let response: HTTPResponse | null = null

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { type IncomingMessage, type ServerResponse, type Server, createServer, request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { type Socket, connect as netConnect } from 'node:net'
@@ -31,6 +32,9 @@ export interface VettingProxyOptions {
   refuseAll?: string
 }
 
+/** The realm of the proxy's own Basic challenge. */
+const REALM = 'dsh-web vetting proxy'
+
 /** Hop-by-hop headers (RFC 9110 7.6.1) and the proxy's own: never forwarded. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host'])
 
@@ -54,8 +58,17 @@ export class VettingProxy {
   readonly routes = new Set<string>()
   private readonly sockets = new Set<Duplex>()
   private readonly server: Server
+  /**
+   * What the page's browser context answers the proxy's challenge with (the
+   * driver's `page.authenticate`): any other process of this machine could
+   * connect to a port on 127.0.0.1, and through it reach what the operator
+   * trusts; without these it gets a 407 and nothing else.
+   */
+  readonly credentials = { username: 'dsh', password: randomBytes(24).toString('base64url') }
+  private readonly expected: Buffer
 
   private constructor(private readonly options: VettingProxyOptions) {
+    this.expected = Buffer.from(`Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}`)
     this.server = createServer((request, response) => void this.forward(request, response))
     this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head))
     this.server.on('connection', (socket) => this.track(socket))
@@ -94,6 +107,13 @@ export class VettingProxy {
     if (this.refused.first.length < REFUSALS_KEPT) this.refused.first.push({ url: what, code: error.code, reason: error.message })
   }
 
+  /** Whether a request carries this proxy's credentials (compared in constant time). */
+  private authorised(request: IncomingMessage): boolean {
+    if (this.options.refuseAll) return true
+    const given = Buffer.from(String(request.headers['proxy-authorization'] ?? ''))
+    return given.length === this.expected.length && timingSafeEqual(given, this.expected)
+  }
+
   /** Counts a request against the page's bounds; the refusal when one is passed. */
   private admit(): WebError | undefined {
     if (this.options.refuseAll) return new WebError('WEB_BLOCKED_URL', this.options.refuseAll)
@@ -129,6 +149,10 @@ export class VettingProxy {
       response.end(`dsh-web refused this request: ${error.message}\n`)
     }
     try {
+      if (!this.authorised(request)) {
+        response.writeHead(407, { 'proxy-authenticate': `Basic realm="${REALM}"`, 'content-length': '0' })
+        return void response.end()
+      }
       const over = this.admit()
       if (over) return refused(over)
       if (!request.url || !/^http:\/\//i.test(request.url)) {
@@ -218,6 +242,7 @@ export class VettingProxy {
       socket.end(`HTTP/1.1 403 Forbidden\r\nx-dsh-web-refused: ${error.code}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`)
     }
     try {
+      if (!this.authorised(request)) return void socket.end(`HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm="${REALM}"\r\ncontent-length: 0\r\n\r\n`)
       const over = this.admit()
       if (over) return refused(over)
       // A tunnel carries https in all but name: it takes the https route (HTTPS_PROXY), its port kept.

@@ -19,6 +19,7 @@ const PAGES: Record<string, string> = {
     const socket = new WebSocket('ws://' + location.host + '/live')
     socket.onmessage = (event) => { document.getElementById('said').textContent = 'The socket said: ' + event.data; socket.close() }
   </script></body></html>`,
+  '/framed': `<html><head><title>Framed</title></head><body><main><h1>A page with a frame of another site</h1><p>The frame is a trusted site of its own, rendered in a process of its own.</p></main><iframe src="FRAME"></iframe></body></html>`,
   '/after-timer': `<html><head><title>Later</title></head><body><div id="root"></div><script>
     setTimeout(() => { document.getElementById('root').innerHTML = '<main><h1>Rendered after a timer</h1><p>The page waited a little before it showed this text to its reader.</p></main>' }, 300)
   </script></body></html>`,
@@ -26,20 +27,26 @@ const PAGES: Record<string, string> = {
 
 describe('rendered pages', { skip: chromiumMissing }, () => {
   let site: Listener
+  let otherSite: Listener
   let fetcher: BrowserFetcher
 
   before(async () => {
     site = await listen('127.0.0.1', (request, response) => {
       if (request.url === '/content.json') return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ title: 'Loaded as JSON', body: 'The documentation text arrived as JSON from the same origin and was rendered.' }))
-      const page = PAGES[request.url ?? '']
+      const page = PAGES[request.url ?? '']?.replace('FRAME', `${otherSite.origin}/frame`)
       if (page) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
       response.writeHead(404).end()
     }, answerWebSocket('hello through a vetted tunnel'))
-    fetcher = testFetcher()
+    otherSite = await listen('127.0.0.4', (request, response) => {
+      if (request.url === '/frame') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><img src="/in-frame.gif"></body></html>')
+      response.writeHead(200, { 'content-type': 'image/gif' }).end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'))
+    })
+    fetcher = testFetcher({ privateHosts: ['127.0.0.1', '127.0.0.4'] })
   })
   after(async () => {
     await fetcher?.close()
     await site?.close()
+    await otherSite?.close()
   })
 
   it('a script that writes the DOM: its text comes back, read as rendered', async () => {
@@ -86,5 +93,12 @@ describe('rendered pages', { skip: chromiumMissing }, () => {
     assert.equal(site.hits.filter((hit) => hit === 'GET /fetches-json').length, requestsBefore + 1, 'rendered once')
     const whole = await fetcher.fetch({ url: `${site.origin}/fetches-json`, format: 'text', extract: 'full' })
     assert.equal(first.text + second.text, whole.text.slice(0, 40))
+  })
+
+  it('a frame of another trusted site (its own renderer process) loads through the same proxy, its credentials included', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/framed` })
+    assert.match(result.text, /rendered in a process of its own/)
+    assert.deepEqual(otherSite.hits, ['GET /frame', 'GET /in-frame.gif'])
+    assert.equal(result.provenance.refused?.count, 0, JSON.stringify(result.provenance.refused))
   })
 })
