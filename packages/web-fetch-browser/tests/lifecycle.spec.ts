@@ -27,6 +27,18 @@ describe('the browser process', () => {
     }
   })
 
+  it('a page URL the policy refuses fails at once with its code, and no browser is started for it', async () => {
+    const fetcher = testFetcher({ privateHosts: [] })
+    try {
+      await assert.rejects(fetcher.fetch({ url: 'http://127.0.0.1:9/' }), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_ADDRESS' && /127\.0\.0\.1/.test(error.message))
+      await assert.rejects(fetcher.fetch({ url: 'http://localhost:9/' }), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_ADDRESS')
+      await assert.rejects(fetcher.fetch({ url: 'file:///etc/passwd' }), (error: unknown) => WebError.is(error) && error.code === 'WEB_BLOCKED_URL')
+      assert.equal(fetcher.status().launches, 0)
+    } finally {
+      await fetcher.close()
+    }
+  })
+
   describe('with Debian\'s chromium', { skip: chromiumMissing }, () => {
     let site: Listener
     before(async () => {
