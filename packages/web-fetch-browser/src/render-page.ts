@@ -132,10 +132,7 @@ export async function renderPage(browser: Browser, options: RenderOptions): Prom
     page.on('error', (error) => (crashed = error.message))
     await page.evaluateOnNewDocument(BLOCK_SERVICE_WORKERS)
     await page.setRequestInterception(true)
-    interceptRequests(page, (url, reason) => {
-      options.proxy.refused.count++
-      if (options.proxy.refused.first.length < 5) options.proxy.refused.first.push({ url, code: 'WEB_BLOCKED_URL', reason })
-    })
+    interceptRequests(page, (url, reason) => options.proxy.record(url, new WebError('WEB_BLOCKED_URL', `Not loaded by the browser: ${reason}.`)))
     // The page's proxy takes only this context's credentials (another process could connect to its port).
     await page.authenticate(options.proxy.credentials)
     if (options.userAgent) await page.setUserAgent(options.userAgent)

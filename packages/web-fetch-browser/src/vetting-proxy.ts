@@ -102,7 +102,8 @@ export class VettingProxy {
     socket.on('error', () => {})
   }
 
-  private refuse(what: string, error: WebError) {
+  /** Records a request of the page that was not sent (here, or by the driver's interception): counted, and the first few kept. */
+  record(what: string, error: WebError) {
     this.refused.count++
     if (this.refused.first.length < REFUSALS_KEPT) this.refused.first.push({ url: what, code: error.code, reason: error.message })
   }
@@ -144,7 +145,7 @@ export class VettingProxy {
     let release = () => {}
     let vetted = false
     const refused = (error: WebError) => {
-      this.refuse(shown, error)
+      this.record(shown, error)
       if (!response.headersSent) response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'x-dsh-web-refused': error.code, connection: 'close' })
       response.end(`dsh-web refused this request: ${error.message}\n`)
     }
@@ -238,7 +239,7 @@ export class VettingProxy {
     const authority = request.url ?? ''
     let vetted = false
     const refused = (error: WebError) => {
-      this.refuse(authority, error)
+      this.record(authority, error)
       socket.end(`HTTP/1.1 403 Forbidden\r\nx-dsh-web-refused: ${error.code}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`)
     }
     try {
