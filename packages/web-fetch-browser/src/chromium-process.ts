@@ -94,6 +94,14 @@ const PREFERENCES = {
   profile: { default_content_setting_values: { geolocation: 2, notifications: 2, media_stream_camera: 2, media_stream_mic: 2, midi_sysex: 2, clipboard: 2, sensors: 2 } },
 }
 
+/** Why a browser ended: its reason, and whether it was its memory. */
+export interface BrowserEnd {
+  reason: string
+  overMemory: boolean
+  /** False when the provider itself was shut down: no browser follows. */
+  restarts: boolean
+}
+
 export interface ChromiumOptions {
   executablePath: string
   /** Resident memory of the whole process tree; past it the browser is killed and started again at the next call. */
@@ -131,6 +139,8 @@ interface Running {
   watchdog: NodeJS.Timeout
   /** Set once it is ending; the reason when it ended by itself or was killed. */
   ended?: string
+  /** True when it was killed for its memory (the calls in it end with WEB_DOCUMENT_TOO_COMPLEX). */
+  overMemory?: boolean
   exited: Promise<void>
 }
 
@@ -181,7 +191,7 @@ export class ChromiumProcess {
   }
 
   /** A live browser: the running one, or a new one. */
-  async acquire(): Promise<{ browser: Browser; ended: () => string | undefined; lost: () => void }> {
+  async acquire(): Promise<{ browser: Browser; ended: () => BrowserEnd | undefined; lost: () => void }> {
     if (this.closed) throw new WebError('WEB_FETCH_FAILED', 'The browser fetch provider has been shut down.')
     let running = this.running
     if (!running || running.ended || !running.browser.connected) {
@@ -189,7 +199,7 @@ export class ChromiumProcess {
       running = await this.starting
     }
     const current = running
-    return { browser: current.browser, ended: () => current.ended, lost: () => this.kill(current, current.ended ?? 'the browser stopped answering (it died, or was killed from outside)') }
+    return { browser: current.browser, ended: () => (current.ended ? { reason: current.ended, overMemory: current.overMemory === true, restarts: !this.closed } : undefined), lost: () => this.kill(current, current.ended ?? 'the browser stopped answering (it died, or was killed from outside)') }
   }
 
   private async launch(): Promise<Running> {
@@ -235,6 +245,7 @@ export class ChromiumProcess {
     const limit = this.options.memoryMb * 1024 * 1024
     running.watchdog = setInterval(() => {
       const bytes = treeResidentBytes(pid)
+      if (bytes > limit && !running.ended) running.overMemory = true
       if (bytes > limit) this.kill(running, `the browser's processes held ${Math.round(bytes / 1048576)} MB, over its memory cap of ${this.options.memoryMb} MB (memoryMb)`)
     }, this.options.memoryCheckMs ?? 250)
     running.watchdog.unref()
@@ -265,8 +276,11 @@ export class ChromiumProcess {
     const running = this.running ?? (await this.starting?.catch(() => undefined))
     if (running) {
       const reason = running.ended
+      // Said to a call still rendering in it (its disconnection would otherwise be taken for a crash).
+      running.ended ??= 'the browser fetch provider was shut down'
       await running.browser.close().catch(() => {})
-      this.kill(running, reason ?? 'closed')
+      running.ended = undefined
+      this.kill(running, reason ?? 'the browser fetch provider was shut down')
       if (!reason) this.lastExit = undefined
     }
     await this.cleanup

@@ -1,6 +1,7 @@
 import type { Browser, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
 import type { RedirectHop } from 'dsh-web'
 import { WebError, redactUrl } from 'dsh-web'
+import type { BrowserEnd } from './chromium-process.js'
 import type { VettingProxy } from './vetting-proxy.js'
 
 export interface RenderOptions {
@@ -12,8 +13,8 @@ export interface RenderOptions {
   /** Quiet time with no request in flight after which the page counts as settled. */
   settleMs: number
   userAgent?: string
-  /** Why the browser ended, if it did (its memory cap, a crash). */
-  browserEnded: () => string | undefined
+  /** Why the browser ended, if it did (its memory cap, a crash, the provider's end). */
+  browserEnded: () => BrowserEnd | undefined
 }
 
 /** The browser could not open a context for the page: it is gone (died, or killed from outside) before the page started. */
@@ -185,7 +186,7 @@ function failure(error: unknown, options: RenderOptions, crashed: string | undef
   if (WebError.is(error)) return error
   const shown = redactUrl(options.url)
   const ended = options.browserEnded()
-  if (ended) return new WebError('WEB_DOCUMENT_TOO_COMPLEX', `Rendering ${shown} was stopped: ${ended}. The browser is started again for the next call.`, { cause: error, details: { url: shown } })
+  if (ended) return new WebError(ended.overMemory ? 'WEB_DOCUMENT_TOO_COMPLEX' : 'WEB_FETCH_FAILED', `Rendering ${shown} was stopped: ${ended.reason}.${ended.restarts ? ' The browser is started again for the next call.' : ''}`, { cause: error, details: { url: shown } })
   if (crashed) return new WebError('WEB_DOCUMENT_TOO_COMPLEX', `Rendering ${shown} was stopped: the page's renderer crashed (${crashed}), most often from running out of its memory.`, { cause: error, details: { url: shown } })
   const message = (error as Error)?.message ?? String(error)
   return new WebError('WEB_FETCH_FAILED', `Rendering ${shown} failed: ${message.split('\n')[0]}`, { cause: error, details: { url: shown } })

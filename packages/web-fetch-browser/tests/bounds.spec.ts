@@ -21,10 +21,15 @@ const PAGES: Record<string, string> = {
 describe('bounds of a rendered page', { skip: chromiumMissing }, () => {
   let site: Listener
   const hanging: import('node:http').ServerResponse[] = []
+  /** Called when the next /hang request arrives. */
+  let onHang = () => {}
 
   before(async () => {
     site = await listen('127.0.0.1', (request, response) => {
-      if (request.url === '/hang') return void hanging.push(response)
+      if (request.url === '/hang') {
+        hanging.push(response)
+        return void onHang()
+      }
       if (request.url?.startsWith('/big-')) return void response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(256 * 1024, 1))
       if (request.url?.startsWith('/image-')) return void response.writeHead(200, { 'content-type': 'image/gif' }).end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'))
       const page = PAGES[request.url ?? '']
@@ -105,5 +110,21 @@ describe('bounds of a rendered page', { skip: chromiumMissing }, () => {
     } finally {
       await fetcher.close()
     }
+  })
+
+  it('a render in flight when the provider is closed ends with WEB_FETCH_FAILED saying so, not as a crash or a memory stop', async () => {
+    const fetcher = testFetcher({ timeoutMs: 60_000 })
+    const hung = new Promise<void>((resolve) => (onHang = resolve))
+    const call = fetcher.fetch({ url: `${site.origin}/never-finishes` })
+    await hung
+    const ended = assert.rejects(call, (error: unknown) => {
+      assert.ok(WebError.is(error), String(error))
+      assert.equal(error.code, 'WEB_FETCH_FAILED', error.message)
+      assert.match(error.message, /shut down/)
+      assert.doesNotMatch(error.message, /started again/)
+      return true
+    })
+    await fetcher.close()
+    await ended
   })
 })
