@@ -25,6 +25,7 @@
  * always follows the one whose main-thread garbage it then pays for. `pnpm bench:extract`
  * builds first: the fetcher runs from the packages' compiled dist.
  */
+import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -62,6 +63,15 @@ type Scorer = {
   pageCounts(truth: string, prediction: string): [number, number, number]
   aggregate(counts: [number, number, number][]): { f1: number; precision: number; recall: number }
   stripMarkdown(text: string): string
+}
+// A clone on its own has no ../shared: say what the run needs instead of a stack trace.
+for (const [flag, path, what] of [
+  ['--data', join(values.data!, 'ground-truth.json'), 'the article-extraction benchmark (a folder with ground-truth.json and html/*.html.gz)'],
+  ['--scorer', values.scorer!, "the benchmark's scorer (extract-score.mjs)"],
+] as const) {
+  if (existsSync(path)) continue
+  console.error(`bench:extract: ${path} does not exist. This run needs ${what}; it looks for the shared benchmark in ../shared/bench beside the clone. Put it there, or pass ${flag} with its path.`)
+  process.exit(2)
 }
 const scorer = (await import(pathToFileURL(values.scorer!).href)) as Scorer
 

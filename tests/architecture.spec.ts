@@ -21,13 +21,15 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-fetch-http'],
   'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
+  'dsh-web-search-anthropic': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
+  'dsh-web-search-gemini': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-searxng': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-brave': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
-  'dsh-cache-redis': ['dsh-web'],
+  'dsh-cache-redis': ['dsh-host', 'dsh-web'],
   'dsh-harness': ['dsh-host'],
   // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
-  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave'],
+  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini'],
 }
 
 /** The packages above every plugin, which may depend on the host: the host itself and the command that bundles it. */

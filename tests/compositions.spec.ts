@@ -173,7 +173,7 @@ describe('docs kept true', () => {
       assert.ok(!dump.rows.some((row: any) => row.id === 'decoy'))
       const misspelled = await run(['tools', '--config', 'brave-serch'])
       assert.equal(misspelled.code, 2)
-      assert.match(misspelled.stderr, /There is no shipped overlay "brave-serch" \(did you mean brave-search\?\): --config NAME takes one of brave-search, openai-search, redis-state, searxng-search; for a file of your own give its path \(\.\/brave-serch\.cordis\.yml\)\./)
+      assert.match(misspelled.stderr, /There is no shipped overlay "brave-serch" \(did you mean brave-search\?\): --config NAME takes one of anthropic-search, brave-search, gemini-search, openai-search, redis-state, searxng-search; for a file of your own give its path \(\.\/brave-serch\.cordis\.yml\)\./)
     } finally {
       await rm(elsewhere, { recursive: true, force: true })
     }

@@ -12,6 +12,8 @@ import { isNonPublicAddress, redactUrl } from '../packages/harness/src/cli/docto
 import * as brave from 'dsh-web-search-brave'
 import * as deepseek from 'dsh-web-search-deepseek'
 import * as openai from 'dsh-web-search-openai'
+import * as anthropic from 'dsh-web-search-anthropic'
+import * as gemini from 'dsh-web-search-gemini'
 import * as searxng from 'dsh-web-search-searxng'
 
 /** The doctor's JSON document (exit 0 or 1 both print one). */
@@ -251,6 +253,8 @@ describe('dsh doctor helpers', () => {
       'deepseek-official': [deepseek.DEEPSEEK_BASE_URL_ENV, deepseek.DEFAULT_DEEPSEEK_BASE_URL],
       'openai-official': [openai.OPENAI_BASE_URL_ENV, openai.DEFAULT_OPENAI_BASE_URL],
       brave: [brave.BRAVE_BASE_URL_ENV, brave.DEFAULT_BRAVE_BASE_URL],
+      'anthropic-official': [anthropic.ANTHROPIC_BASE_URL_ENV, anthropic.DEFAULT_ANTHROPIC_BASE_URL],
+      'gemini-official': [gemini.GEMINI_BASE_URL_ENV, gemini.DEFAULT_GEMINI_BASE_URL],
       searxng: [searxng.SEARXNG_BASE_URL_ENV, undefined],
     }
     for (const [id, [env, fallback]] of Object.entries(exported)) {

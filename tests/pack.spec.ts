@@ -21,51 +21,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { collectOutput, LOOPBACK_ONLY, type RunResult } from './helpers.js'
 import { type LoopbackRegistry, startLoopbackRegistry } from './support/loopback-registry.js'
+import { npmEnv, packFolders } from './support/packed.js'
 
 const run = promisify(execFile)
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 /**
- * npm's environment: none of the npm_config_* that pnpm passes to a script it
- * runs, no proxy, no user or global npmrc, a cache of its own, nothing
- * reported anywhere; engines enforced.
- */
-function npmEnv(work: string, registry: string): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_)|^(https?|all|no)_proxy$/i.test(key)))
-  return {
-    ...env,
-    npm_config_registry: registry,
-    npm_config_cache: join(work, 'npm-cache'),
-    npm_config_userconfig: join(work, 'npmrc'),
-    npm_config_globalconfig: join(work, 'npmrc-global'),
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    npm_config_engine_strict: 'true',
-    npm_config_loglevel: 'error',
-  }
-}
-
-/**
  * The tarballs of every workspace package, and of the test plugins (a plugin
- * of one's own), by name. npx takes pnpm from its cache (the install command
- * put it there).
+ * of one's own), by name.
  */
 async function packAll(destination: string): Promise<Map<string, string>> {
-  await run('npx', ['--offline', '-y', 'pnpm@12.4.2', '--filter', './packages/*', '--filter', './tests/plugins', 'pack', '--pack-destination', destination], {
-    cwd: root,
-    env: { ...process.env, npm_config_offline: 'true' },
-  })
-  const tarballs = new Map<string, string>()
-  const folders = (await readdir(join(root, 'packages'))).map((folder) => join(root, 'packages', folder))
-  for (const folder of [...folders, join(root, 'tests', 'plugins')]) {
-    if (!existsSync(join(folder, 'package.json'))) continue
-    const { name, version } = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'))
-    const file = join(destination, `${name}-${version}.tgz`)
-    assert.ok(existsSync(file), `pnpm pack wrote ${name}'s tarball`)
-    tarballs.set(name, file)
-  }
-  return tarballs
+  const folders = (await readdir(join(root, 'packages'))).map((folder) => `packages/${folder}`).filter((folder) => existsSync(join(root, folder, 'package.json')))
+  return packFolders(root, [...folders, 'tests/plugins'], destination)
 }
 
 /** Every package folder under node_modules, scoped ones as `@scope/name`. */
@@ -197,7 +164,7 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
   })
 
   it('names every shipped overlay without a path from an empty folder, and dsh docs config documents the optional providers they mount', async () => {
-    const mounts: Record<string, string> = { 'brave-search': 'web-search-brave', 'openai-search': 'web-search-openai', 'searxng-search': 'web-search-searxng', 'redis-state': 'cache-redis' }
+    const mounts: Record<string, string> = { 'anthropic-search': 'web-search-anthropic', 'gemini-search': 'web-search-gemini', 'brave-search': 'web-search-brave', 'openai-search': 'web-search-openai', 'searxng-search': 'web-search-searxng', 'redis-state': 'cache-redis' }
     for (const [overlay, row] of Object.entries(mounts)) {
       const composition = json(await dsh(['compose', '--json', '--config', overlay]))
       assert.equal(composition.layers.at(-1), join(harness, 'config', 'overlays', `${overlay}.cordis.yml`))
@@ -205,7 +172,7 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     }
     const reference = await dsh(['docs', 'config'])
     assert.equal(reference.code, 0, reference.stderr)
-    for (const name of ['dsh-web-search-brave', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-cache-redis']) assert.match(reference.stdout, new RegExp(`## ${name}\\n`))
+    for (const name of ['dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-brave', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-cache-redis']) assert.match(reference.stdout, new RegExp(`## ${name}\\n`))
   })
 
   it('serves the tools over MCP on stdio: tools/list from the installed bin', async () => {

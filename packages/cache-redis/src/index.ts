@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential, WebError } from 'dsh-web'
 import { RedisConnection } from './redis-connection.js'
 import { REDIS_STORE_ID, RedisStateStore } from './redis-store.js'
@@ -27,6 +28,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
  * `stateStore: redis`. Nothing connects until a call needs the store.
  */
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   const connection = new RedisConnection({
     connectTimeoutMs: config.connectTimeoutMs,
     resolveTarget: async () => {

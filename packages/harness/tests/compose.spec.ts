@@ -212,6 +212,19 @@ describe('composition loader', () => {
     assert.match(String(error?.message), /There is no preset "nope": --preset takes the name of a shipped preset \(.*minimal.*standard.*\)/)
   })
 
+  it('reports dsh-tool-web as pending, naming the service, when no row provides tools', async () => {
+    const file = await overlay('no-tools.cordis.yml', `- id: tools\n  disabled: true\n`)
+    const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })
+    try {
+      const row = composition.rows().find((candidate) => candidate.name === 'dsh-tool-web')
+      assert.equal(row?.status, 'pending')
+      assert.deepEqual(row?.waitingFor, ['tools'])
+      assert.ok(composition.problems().some((problem) => /\(dsh-tool-web\) is pending: it waits for the service\(s\) tools/.test(problem)), composition.problems().join('\n'))
+    } finally {
+      await composition.dispose()
+    }
+  })
+
   it('reports a row that waits on a service that never arrives, and one that fails', async () => {
     const file = await overlay('waiting.cordis.yml', `- id: waiter\n  name: dsh-test-plugins/waits-forever\n- id: broken\n  name: dsh-test-plugins/fails-on-start\n`)
     const composition = await compose({ configDir: CONFIG_DIR, home, overlays: [file] })

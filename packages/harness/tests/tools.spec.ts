@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
+import { ToolsNotRegisteredError, whenToolsRegistered } from 'dsh-host'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
 import * as echo from '../../../tests/plugins/echo-tool.mjs'
@@ -223,5 +224,57 @@ describe('tools service: inputs are checked before they are logged', () => {
     assert.match((await strict.tools.invoke('echo', { text: 'w'.repeat(3000) })).content, /more than the limit of 2,048 bytes/)
     assert.equal((await strict.tools.invoke('echo', nested(2))).error?.code, 'INVALID_ARGUMENT') // deep enough to pass, but not a string
     assert.match((await strict.tools.invoke('echo', nested(2))).content, /"text" must be string/)
+  })
+})
+
+describe('the tools readiness signal', () => {
+  it('resolves a wait begun before the tool plugin starts, once its tool is registered', async () => {
+    const ctx = new Context()
+    ctx.plugin(tools, { mode: 'native' })
+    let ready: Promise<void> | undefined
+    let seenAtStart: boolean | undefined
+    // A plugin that starts before the one registering `echo`: the tool is missing at its own start.
+    ctx.plugin({
+      name: 'waits-at-start',
+      inject: ['tools'],
+      apply(child: Context) {
+        seenAtStart = child.tools.has('echo')
+        ready = whenToolsRegistered(child, ['echo'])
+      },
+    })
+    await ctx.start()
+    assert.equal(seenAtStart, false)
+    assert.ok(ready)
+    ctx.plugin(echo, { prefix: 'late' })
+    await ready
+    assert.equal((await ctx.tools.invoke('echo', { text: 'hi' })).content, 'late: hi')
+    await ctx.stop()
+  })
+
+  it('resolves at once for tools already registered', async () => {
+    const ctx = new Context()
+    ctx.plugin(tools, { mode: 'native' })
+    ctx.plugin(echo, {})
+    await ctx.start()
+    await whenToolsRegistered(ctx, ['echo'])
+    await ctx.stop()
+  })
+
+  it('rejects with TOOLS_NOT_REGISTERED naming the missing tools when its signal aborts', async () => {
+    const ctx = new Context()
+    ctx.plugin(tools, { mode: 'native' })
+    ctx.plugin(echo, {})
+    await ctx.start()
+    const controller = new AbortController()
+    const waiting = whenToolsRegistered(ctx, ['echo', 'web_fetch'], { signal: controller.signal })
+    controller.abort()
+    await assert.rejects(waiting, (error: unknown) => {
+      assert.ok(error instanceof ToolsNotRegisteredError)
+      assert.equal(error.code, 'TOOLS_NOT_REGISTERED')
+      assert.deepEqual(error.details.missing, ['web_fetch'])
+      assert.match(error.message, /web_fetch: not registered yet.*dsh-tool-web/)
+      return true
+    })
+    await ctx.stop()
   })
 })

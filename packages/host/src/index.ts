@@ -8,7 +8,7 @@
 import type { CredentialsService } from './credentials.js'
 import type { NetworkPolicyService } from './network.js'
 import type { SessionsService } from './session.js'
-import type { ToolPreExecute, ToolsService } from './tools.js'
+import type { ToolInfo, ToolPreExecute, ToolsService } from './tools.js'
 
 import type {} from 'cordis'
 
@@ -24,6 +24,8 @@ declare module 'cordis' {
   interface Events {
     /** Return a reason to refuse the call before it runs; the model sees the reason. */
     'tools/pre-execute'(request: ToolPreExecute): Awaitable<string | undefined | void>
+    /** Emitted by the tools service once a registered tool is callable (see `whenToolsRegistered`). */
+    'tools/registered'(tool: ToolInfo): void
   }
 }
 
@@ -50,5 +52,11 @@ export { UnsafePathError, ensurePrivateFolder, openPrivateFile, syncFolder } fro
 export type { ArtifactRef, WriteArtifactOptions } from './artifact.js'
 export { DomainList, DomainListError, parseDomainList, describeDomainEntry, DOMAIN_LIST_FORMS, DOMAIN_LIST_DOCS } from './domain-list.js'
 export type { DomainEntry, DomainNameEntry, DomainAddressEntry, DomainRangeEntry } from './domain-list.js'
+export { TOOLS_REGISTERED, ToolsNotRegisteredError, whenToolsRegistered } from './tool-readiness.js'
+export type { ToolsReadinessContext } from './tool-readiness.js'
+export { describeWait, startWhenProvided } from './service-wait.js'
+export type { ServiceWait, ServiceWaitContext, ServiceWaitOptions } from './service-wait.js'
+export { UnknownConfigKeyError, describeUnknownKeys, findUnknownKeys, objectFields, refuseUnknownKeys } from './config-keys.js'
+export type { ConfigSchemaShape } from './config-keys.js'
 export { sharedRecordsOf } from './shared-records.js'
 export type { SharedRecords, SharedRecordsLocation } from './shared-records.js'

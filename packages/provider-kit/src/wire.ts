@@ -6,7 +6,7 @@
  */
 
 import { DomainList, DomainListError } from 'dsh-host'
-import { type SearchFilterReport, type SearchRequest, type SearchResult, type SearchSource, WebError } from 'dsh-web'
+import { type SearchFilterReport, type SearchRecency, type SearchRequest, type SearchResult, type SearchSource, WebError } from 'dsh-web'
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -211,4 +211,16 @@ export function toSearchResult(providerId: string, request: SearchRequest, mappe
   if (mapped.answer) result.answer = mapped.answer
   if (mapped.usage) result.usage = mapped.usage
   return result
+}
+
+const RECENCIES: readonly SearchRecency[] = ['day', 'week', 'month', 'year']
+
+/** The request's recency, checked: one of day, week, month, year, or none; anything else is INVALID_ARGUMENT. */
+export function requestRecency(request: Pick<SearchRequest, 'recency'>): SearchRecency | undefined {
+  const { recency } = request
+  if (recency === undefined) return undefined
+  if (!RECENCIES.includes(recency)) {
+    throw new WebError('INVALID_ARGUMENT', `recency must be one of ${RECENCIES.join(', ')}; got ${JSON.stringify(String(recency)).slice(0, 40)}.`, { details: { argument: 'recency' } })
+  }
+  return recency
 }

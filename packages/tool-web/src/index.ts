@@ -1,15 +1,26 @@
 import { type Context, Schema } from 'cordis'
-import type {} from 'dsh-host'
+import { refuseUnknownKeys, startWhenProvided, type ServiceWait } from 'dsh-host'
 import { FETCH_MAX_CHARS_LIMIT, type ToolWebConfig } from './tool-web-config.js'
 import { createWebFetchTool } from './web-fetch-tool.js'
 import { createWebSearchTool } from './web-search-tool.js'
 
 export const name = 'dsh-tool-web'
 
+/**
+ * Needs `web` and `tools`, uses `network` when there is one. The services are
+ * waited for inside (see apply), so that a row whose services nobody provides
+ * says so in the log instead of waiting without a word.
+ */
 export const inject = {
-  web: { required: true },
-  tools: { required: true },
+  web: { required: false },
+  tools: { required: false },
   network: { required: false },
+}
+
+/** Each service this plugin needs, with the row that provides it (the log line and `waitingFor` name them). */
+const REQUIRED_SERVICES = {
+  web: 'the dsh-web row',
+  tools: "a tools service: dsh-harness/tools in dsh-harness, or your host's own (docs/host-contract.md)",
 }
 
 export type Config = ToolWebConfig
@@ -25,10 +36,28 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   outputThreshold: Schema.natural().min(1_000).default(50_000).description('Characters of model-facing text above which the complete output is written to an artifact file and the model gets a short head, the path, size and SHA-256.'),
 })
 
-/** Registers the enabled tools. Enablement alone decides: a missing provider or key fails the call, it never hides the tool. */
+/**
+ * Registers the enabled tools once `web` and `tools` are there. Enablement
+ * alone decides: a missing provider or key fails the call, it never hides the
+ * tool.
+ */
 export function apply(ctx: Context, config: Config) {
-  if (config.search) ctx.tools.register(createWebSearchTool(ctx, config))
-  if (config.fetch) ctx.tools.register(createWebFetchTool(ctx, config))
+  refuseUnknownKeys(name, Config, config)
+  const wait = startWhenProvided(ctx, { plugin: name, required: REQUIRED_SERVICES, optional: ['network'] }, (ready: Context) => {
+    if (config.search) ready.tools.register(createWebSearchTool(ready, config))
+    if (config.fetch) ready.tools.register(createWebFetchTool(ready, config))
+  })
+  waiting.set(ctx, wait)
+  ctx.on('dispose', () => {
+    waiting.delete(ctx)
+  })
+}
+
+const waiting = new WeakMap<Context, ServiceWait>()
+
+/** The services this plugin still waits for (none once its tools are registered), given the context its apply got: how a host reports the row as pending. */
+export function waitingFor(ctx: Context): string[] {
+  return waiting.get(ctx)?.waitingFor() ?? []
 }
 
 export { createWebSearchTool, webSearchDescription } from './web-search-tool.js'

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as toolWeb from 'dsh-tool-web'
+import * as web from 'dsh-web'
 import { mergeSources } from 'dsh-tool-web'
 import { resolveCredential, type SearchProvider } from 'dsh-web'
 import { mount, pagingFetch, source } from './helpers.js'
@@ -22,7 +23,37 @@ describe('dsh-tool-web plugin', () => {
     assert.throws(() => toolWeb.Config({ searchMaxQueries: 0 }))
     assert.throws(() => toolWeb.Config({ searchTimeoutMs: 0 }))
     assert.equal(toolWeb.name, 'dsh-tool-web')
-    assert.deepEqual(toolWeb.inject, { web: { required: true }, tools: { required: true }, network: { required: false } })
+    // Waited for inside apply (dsh-host's startWhenProvided), so that a missing service is said in the log.
+    assert.deepEqual(toolWeb.inject, { web: { required: false }, tools: { required: false }, network: { required: false } })
+  })
+
+  it('refuses a config key it does not declare, under any host, naming the key and the known ones', async () => {
+    const ctx = new Context()
+    const failures: unknown[] = []
+    ctx.on('internal/error', (error: unknown) => void failures.push(error))
+    const fork = ctx.plugin(toolWeb, { fetch: true, fecthMaxChars: 500 } as any)
+    await ctx.start()
+    const error = (fork.runtime.error ?? fork.error ?? failures[0]) as any
+    assert.equal(error?.code, 'CONFIG_UNKNOWN_KEY', String(error))
+    assert.match(error.message, /dsh-tool-web refuses its config: key "fecthMaxChars" is not a config key of this plugin \(known: search, fetch, .*fetchMaxChars/)
+    await ctx.stop()
+  })
+
+  it('says what it waits for until its services arrive, then registers its tools', async () => {
+    const ctx = new Context()
+    ctx.plugin(toolWeb, { search: false, fetch: true })
+    await ctx.start()
+    const applied = () => ctx.registry.get(toolWeb as any)!.ctx
+    assert.deepEqual(toolWeb.waitingFor(applied()), ['web', 'tools'])
+    ctx.plugin(web, {})
+    await ctx.lifecycle.flush()
+    assert.deepEqual(toolWeb.waitingFor(applied()), ['tools'])
+    const registered: string[] = []
+    ctx.plugin({ name: 'tiny-tools', apply: (host: Context) => host.set('tools', { register: (tool: { name: string }) => (registered.push(tool.name), () => {}), has: () => false } as any) })
+    await ctx.lifecycle.flush()
+    assert.deepEqual(registered, ['web_fetch'])
+    assert.deepEqual(toolWeb.waitingFor(applied()), [])
+    await ctx.stop()
   })
 
   it('registers both tools when fetch is on, each declaring the net_read effect and a closed schema', async () => {

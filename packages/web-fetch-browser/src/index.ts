@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential } from 'dsh-web'
 import type { ProxyOptions } from 'dsh-web-fetch-http/internal'
 import { type BrowserFetcherOptions, PROVIDER_ID, createBrowserFetcher } from './browser-fetcher.js'
@@ -57,6 +58,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
+  // A misspelled key (privateHost, memoryMB) is refused here, whichever host mounts the row.
+  refuseUnknownKeys(name, Config, config)
   const options: BrowserFetcherOptions = {
     ...config,
     resolveCredential: async (ref, signal) => (await resolveCredential(ctx, { providerId: PROVIDER_ID, ref, signal })).value,

@@ -35,6 +35,10 @@ describe('plugin dsh-web-fetch-browser', () => {
     assert.deepEqual(config.privateHosts, [])
   })
 
+  it('refuses a key its schema does not declare, naming it', async () => {
+    assert.throws(() => fetchBrowser.apply(new Context(), { ...fetchBrowser.Config({}), memoryMB: 100 } as never), /memoryMB/)
+  })
+
   it('registers the fetch provider "browser", renders through it with a session, and disposal removes it', { skip: chromiumMissing }, async () => {
     const ctx = new Context()
     ctx.plugin(web, { searchProvider: 'none', fetchProvider: 'browser' })

@@ -230,7 +230,7 @@ function blockedAddressError(url: URL, host: string, address: string, resolved: 
   } else {
     what = `is in ${bad.cidr}, ${bad.name}, which is not public`
   }
-  return new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} ${what}; it is not fetched.${hint}`, {
+  return new WebError('WEB_BLOCKED_ADDRESS', `The destination ${shown} ${what}; it is not fetched.${hint}${trustHint(host, resolved)}`, {
     details: {
       ...details,
       range: bad.cidr,
@@ -241,6 +241,16 @@ function blockedAddressError(url: URL, host: string, address: string, resolved: 
 }
 
 /**
+ * How an operator who means to reach a refused host trusts it: the fetch
+ * row's privateHosts (dsh's --private-host), which trusts exactly what it
+ * names, so an address and a name that resolves to it are trusted apart.
+ */
+function trustHint(host: string, isName: boolean): string {
+  const apart = isName ? `; privateHosts trusts exactly what it names, so trusting the address ${host} resolves to does not trust ${host}` : ''
+  return ` An operator who means to reach it trusts it with privateHosts on the fetch row (dsh: --private-host ${host})${apart}.`
+}
+
+/**
  * The refusal of a local name, the same on both routes and before any
  * lookup: here a resolver would answer it inside this network, through a
  * proxy the proxy inside its own.
@@ -248,7 +258,7 @@ function blockedAddressError(url: URL, host: string, address: string, resolved: 
 function localNameError(url: URL, host: string, local: string): WebError {
   return new WebError(
     'WEB_BLOCKED_ADDRESS',
-    `The host ${host} is ${local}, which a resolver (here, or the proxy's) answers inside its own network; it is not fetched, on any route, and nothing was looked up or sent. An operator can trust it with privateHosts.`,
+    `The host ${host} is ${local}, which a resolver (here, or the proxy's) answers inside its own network; it is not fetched, on any route, and nothing was looked up or sent.${trustHint(host, true)}`,
     { details: { url: redactUrl(url), host, localName: true } },
   )
 }

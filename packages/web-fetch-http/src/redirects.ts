@@ -165,6 +165,24 @@ function nextHop(
   }
 }
 
+/**
+ * The vetting of a hop; after the first hop, a refusal of the address says
+ * it was where a redirect led, and from where (the code stays the
+ * address policy's).
+ */
+async function refusedAsRedirect(vet: () => Promise<VettedDestination>, redirects: RedirectHop[]): Promise<VettedDestination> {
+  try {
+    return await vet()
+  } catch (error) {
+    const last = redirects.at(-1)
+    if (!last || !WebError.is(error) || (error.code !== 'WEB_BLOCKED_ADDRESS' && error.code !== 'WEB_BLOCKED_URL')) throw error
+    throw new WebError(error.code, `A redirect from ${redactUrl(last.url)} (HTTP ${last.status}) was refused: ${error.message}`, {
+      cause: error,
+      details: { ...error.details, redirectedFrom: redactUrl(last.url) },
+    })
+  }
+}
+
 /** The error of a request sent on a kept-alive connection the server had already closed. */
 function isStaleConnection(error: unknown): boolean {
   const code = (error as { code?: string })?.code
@@ -199,14 +217,14 @@ export async function requestFollowingRedirects(
     let reused = false
     let release = () => {}
     if (route.kind === 'direct') {
-      destination = await policy.vetUrl(url, signal)
+      destination = await refusedAsRedirect(() => policy.vetUrl(url, signal), redirects)
       const pinned = await options.agents.take(destination.host, destination.addresses[0]!, timeouts, options.secureContext)
       agent = pinned.agent
       address = pinned.address.address
       reused = pinned.reused
       release = pinned.release
     } else {
-      destination = await policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal)
+      destination = await refusedAsRedirect(() => policy.vetForProxy(url, { resolveLocally: options.resolveLocally, proxy: route.origin }, signal), redirects)
       tunnelled = await createProxyDispatcher({ url: route.url, credential: options.proxyCredential, tunnelHttp: options.tunnelHttp, setting: route.setting }, timeouts, options.secureContext)
       agent = tunnelled.agent
     }

@@ -215,7 +215,7 @@ describe('address policy: vet() never connects', () => {
     assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
     assert.equal(
       error.message,
-      'The destination [5f00::1] is outside 2000::/3 (IPv6 global unicast), where all public IPv6 addresses are allocated; it is not fetched.',
+      'The destination [5f00::1] is outside 2000::/3 (IPv6 global unicast), where all public IPv6 addresses are allocated; it is not fetched. An operator who means to reach it trusts it with privateHosts on the fetch row (dsh: --private-host [5f00::1]).',
     )
     assert.doesNotMatch(error.message, /\bin 2000::\/3/)
     assert.equal(error.details.range, '2000::/3')
@@ -223,18 +223,31 @@ describe('address policy: vet() never connects', () => {
     assert.equal(error.details.address, '5f00::1')
   })
 
+  it('says how an operator trusts a refused loopback host, and that trusting an address does not trust a name', async () => {
+    const literal = await refusal(fetcher.vet('http://127.0.0.1:8080/'))
+    assert.match(literal.message, /An operator who means to reach it trusts it with privateHosts on the fetch row \(dsh: --private-host 127\.0\.0\.1\)\.$/)
+    const trustsAddress = createHttpFetcher({ env: DIRECT, privateHosts: ['127.0.0.1'] })
+    try {
+      const name = await refusal(trustsAddress.vet('http://localhost:8080/'))
+      assert.equal(name.code, 'WEB_BLOCKED_ADDRESS')
+      assert.match(name.message, /--private-host localhost\); privateHosts trusts exactly what it names, so trusting the address localhost resolves to does not trust localhost\./)
+    } finally {
+      await trustsAddress.close()
+    }
+  })
+
   it('names 255.255.255.255 as limited broadcast, not the reserved /4 around it', async () => {
     const error = await refusal(fetcher.vet('http://255.255.255.255/'))
     assert.equal(error.code, 'WEB_BLOCKED_ADDRESS')
     assert.equal(error.details.range, '255.255.255.255/32')
-    assert.equal(error.message, 'The destination 255.255.255.255 is in 255.255.255.255/32, limited broadcast (RFC 919), which is not public; it is not fetched.')
+    assert.equal(error.message, 'The destination 255.255.255.255 is in 255.255.255.255/32, limited broadcast (RFC 919), which is not public; it is not fetched. An operator who means to reach it trusts it with privateHosts on the fetch row (dsh: --private-host 255.255.255.255).')
   })
 
   it('says an IPv6 destination carries a refused IPv4 address rather than lying in an IPv4 range', async () => {
     const literal = await refusal(fetcher.vet('http://[::ffff:127.0.0.1]/'))
     assert.equal(
       literal.message,
-      'The destination [::ffff:7f00:1] carries the IPv4 address 127.0.0.1 (IPv4-mapped), which is in 127.0.0.0/8, loopback (RFC 1122), a range that is not public; it is not fetched.',
+      'The destination [::ffff:7f00:1] carries the IPv4 address 127.0.0.1 (IPv4-mapped), which is in 127.0.0.0/8, loopback (RFC 1122), a range that is not public; it is not fetched. An operator who means to reach it trusts it with privateHosts on the fetch row (dsh: --private-host [::ffff:7f00:1]).',
     )
     assert.equal(literal.details.range, '127.0.0.0/8')
     assert.equal(literal.details.embeddedAddress, '127.0.0.1')

@@ -59,7 +59,7 @@ describe('one canonical host name on both routes', () => {
         assert.equal(onDirect.code, 'WEB_BLOCKED_ADDRESS', written)
         assert.equal(onDirect.details.localName, true, written)
         assert.equal(onDirect.details.host, canonical, written)
-        assert.match(onDirect.message, new RegExp(`^The host ${canonical.replace(/\./g, '\\.')} is .*privateHosts\\.$`), written)
+        assert.match(onDirect.message, new RegExp(`^The host ${canonical.replace(/\./g, '\\.')} is .*privateHosts on the fetch row \\(dsh: --private-host ${canonical.replace(/\./g, '\\.')}\\).*\\.$`), written)
         if (proxied) {
           const onProxy = await refusal(proxied.fetcher.fetch({ url }, { signal: signal() }))
           assert.equal(onProxy.code, onDirect.code, written)

@@ -118,6 +118,9 @@ describe('fetching through a real proxy (tinyproxy)', { skip: tinyproxyMissing }
       assert.deepEqual(seen(before), [], 'nothing reached the proxy')
       const redirected = await refusal(fetcher.fetch({ url: `http://localhost:${page.port}/to-private` }, { signal: signal() }))
       assert.equal(redirected.code, 'WEB_BLOCKED_ADDRESS')
+      // The refusal says it was a redirect's hop, and from where.
+      assert.match(redirected.message, new RegExp(`^A redirect from http://localhost:${page.port}/to-private \\(HTTP 30\\d\\) was refused: The destination `))
+      assert.equal(redirected.details.redirectedFrom, `http://localhost:${page.port}/to-private`)
       assert.deepEqual(seen(before), [`CONNECT localhost:${page.port} HTTP/1.1`], 'only the first hop reached the proxy')
     } finally {
       await fetcher.close()

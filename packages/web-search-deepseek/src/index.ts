@@ -1,5 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
+import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential } from 'dsh-web'
 import { createDeepSeekSearch } from './deepseek-search.js'
 
@@ -40,6 +41,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   const provider = createDeepSeekSearch(config, {
     resolveCredential: (request) => resolveCredential(ctx, request),
   })
@@ -48,7 +50,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './deepseek-search.js'
-export * from './deepseek-messages-api.js'
-export { toDeepSeekRequest, deepSeekMessagesEndpoint, searchInstruction } from './to-deepseek-request.js'
-export { fromDeepSeekResponse } from './from-deepseek-response.js'
-export { fromDeepSeekError } from './deepseek-error.js'

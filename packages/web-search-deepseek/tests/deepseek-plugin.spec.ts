@@ -41,6 +41,11 @@ describe('deepseek: the plugin in real Cordis contexts', () => {
     assert.equal(deepseek.name, 'dsh-web-search-deepseek')
   })
 
+  it('refuses a config key its schema does not declare, whichever host mounts it, before touching the context', () => {
+    const config = deepseek.Config({} as deepseek.Config)
+    assert.throws(() => deepseek.apply(undefined as never, { ...config, apiKeyEnvv: 'X' } as never), (error: any) => error.code === 'CONFIG_UNKNOWN_KEY' && /key "apiKeyEnvv" is not a config key/.test(error.message))
+  })
+
   itResolvesTheKeyAtEveryCall(harness)
   itSaysWhyItIsUnavailable(harness)
   itLogsEveryAttempt(harness)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { createDeepSeekSearch, DEFAULT_DEEPSEEK_BASE_URL } from '../src/deepseek-search.js'
-import { deepSeekMessagesEndpoint, searchInstruction } from '../src/to-deepseek-request.js'
+import { messagesEndpoint, searchInstruction } from 'dsh-provider-kit'
 import { useFixtureServer } from '../../../tests/support/fixture-server.js'
 import { call, FIXTURES, providerFor, TEST_KEY } from './helpers.js'
 
@@ -77,13 +77,24 @@ describe('deepseek: the request as sent', () => {
     await provider.close()
   })
 
+  it('recency: not sent (the tool has no date parameter), reported not honoured after the other filters, no source dropped', async () => {
+    server.reply('deepseek-multi-result')
+    const { provider } = providerFor(server)
+    const result = await provider.search({ query: 'q', recency: 'month', blockedDomains: ['pinterest.com'] }, call())
+    assert.deepEqual(JSON.parse(server.requests[0]!.body).tools, [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3, blocked_domains: ['pinterest.com'] }])
+    assert.deepEqual(result.filters.map((filter) => [filter.filter, filter.honoured]), [['blocked_domains', true], ['recency', false]])
+    assert.equal(result.filters[1]!.note, 'not sent: the DeepSeek web search tool (web_search_20250305) has no date or recency parameter, so sources older than a month may be among them')
+    assert.equal(result.sources.length, 4)
+    await provider.close()
+  })
+
   it('appends only /messages to a base that already ends in /v1', async () => {
     server.reply('deepseek-multi-result')
     const { provider } = providerFor(server, { baseURL: `${server.url}/anthropic/v1/` })
     await provider.search({ query: 'q' }, call())
     assert.equal(server.requests[0]!.path, '/anthropic/v1/messages')
-    assert.equal(deepSeekMessagesEndpoint('https://api.deepseek.com/anthropic').href, 'https://api.deepseek.com/anthropic/v1/messages')
-    assert.equal(deepSeekMessagesEndpoint('https://gw.example/anthropic/v1').href, 'https://gw.example/anthropic/v1/messages')
+    assert.equal(messagesEndpoint('https://api.deepseek.com/anthropic').href, 'https://api.deepseek.com/anthropic/v1/messages')
+    assert.equal(messagesEndpoint('https://gw.example/anthropic/v1').href, 'https://gw.example/anthropic/v1/messages')
     await provider.close()
   })
 

@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { refuseUnknownKeys } from 'dsh-host'
 import { type WebConfig, WebService } from './web-service.js'
 
 export const name = 'dsh-web'
@@ -25,6 +26,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   ctx.plugin(WebService, config)
 }
 

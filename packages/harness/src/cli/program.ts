@@ -18,7 +18,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 function withBootOptions(command: Command, json = true): Command {
   command
     .option('--preset <name>', 'add presets/NAME.cordis.yml of the config folder (standard, web, ptc, minimal)')
-    .option('--config <file|name>', 'add an overlay: a file, or the name of a shipped one (brave-search, openai-search, searxng-search, redis-state); repeatable, applied in order', collect)
+    .option('--config <file|name>', 'add an overlay: a file, or the name of a shipped one (anthropic-search, brave-search, gemini-search, openai-search, searxng-search, redis-state); repeatable, applied in order', collect)
     .option('--config-dir <dir>', 'the config folder: base.cordis.yml and presets/ (default: $DSH_CONFIG_DIR, else the one shipped in dsh-harness)')
     .option('--private-host <host-or-cidr>', 'trust a non-public host or range for fetches (repeatable; an operator setting of the fetch row, never the model\'s)', collect)
     .option('--resolve <host:address>', 'answer HOST with ADDRESS on every port, like curl --resolve without the port (repeatable)', collect)

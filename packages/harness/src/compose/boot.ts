@@ -239,6 +239,10 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         return { ...base, status: 'pending' as const, waitingFor }
       }
       if (hasStatus(fork, ScopeStatus.LOADING)) return { ...base, status: 'starting' as const }
+      // A plugin that waits for its services inside (dsh-host's startWhenProvided) says what it still waits for.
+      const plugin = runtime.plugin as { waitingFor?: (ctx: unknown) => unknown } | undefined
+      const inside = typeof plugin?.waitingFor === 'function' ? plugin.waitingFor(runtime.ctx) : []
+      if (Array.isArray(inside) && inside.length) return { ...base, status: 'pending' as const, waitingFor: inside.map(String) }
       return { ...base, status: 'mounted' as const }
     })
 

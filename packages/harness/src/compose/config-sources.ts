@@ -5,7 +5,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Schema } from 'cordis'
 import type { MergedRow } from './merge-rows.js'
-import { isSecret, objectFields, redactSecrets } from './plugin-config.js'
+import { objectFields } from 'dsh-host'
+import { isSecret, redactSecrets } from './plugin-config.js'
 
 /** The source of a value no composition file set. */
 export const PLUGIN_DEFAULT = 'plugin default'

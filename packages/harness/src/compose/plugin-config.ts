@@ -1,13 +1,15 @@
 /**
  * Checks a row's config against its plugin's schemastery `Config` before
  * anything is mounted: types and ranges (schemastery), and unknown keys
- * (which schemastery would silently drop).
+ * (which no plugin would read: dsh-host's findUnknownKeys, the check each
+ * plugin also makes itself under any host).
  *
  * Only schemastery's public surface is read: the fields its `.d.ts` declares
  * (`type`, `dict`, `list`, `inner`, `meta`), its Standard Schema marker, and
  * `Schema.ValidationError` with its `options.path`.
  */
 import { Schema } from 'cordis'
+import { describeUnknownKeys, findUnknownKeys, objectFields } from 'dsh-host'
 
 /**
  * A schemastery schema from any copy of the package: every schemastery schema
@@ -19,37 +21,10 @@ export function isSchema(value: unknown): value is Schema {
   return standard?.vendor === 'schemastery'
 }
 
-/** The fields of an object schema, an intersection of object schemas merged; else undefined. */
-export function objectFields(schema: Schema | undefined): Record<string, Schema> | undefined {
-  if (schema?.type === 'object') return schema.dict ?? {}
-  if (schema?.type === 'intersect' && (schema.list ?? []).every((member) => member.type === 'object')) {
-    return Object.assign({}, ...(schema.list ?? []).map((member) => member.dict ?? {}))
-  }
-  return undefined
-}
-
 /** The schema of one member of a container schema: an object's field, a dict's or an array's items. */
 function memberSchema(schema: Schema | undefined, key: string | number): Schema | undefined {
   if (schema?.type === 'dict' || schema?.type === 'array') return schema.inner
   return typeof key === 'string' ? objectFields(schema)?.[key] : undefined
-}
-
-/** Paths of keys the schema does not know, e.g. `config.foo` or `config.proxy.bar`. */
-export function findUnknownKeys(schema: Schema | undefined, value: unknown, path: string): string[] {
-  if (!schema || typeof value !== 'object' || value === null) return []
-  const fields = objectFields(schema)
-  if (fields) {
-    if (Array.isArray(value)) return []
-    return Object.entries(value).flatMap(([key, item]) => (key in fields ? findUnknownKeys(fields[key], item, `${path}.${key}`) : [`${path}.${key}`]))
-  }
-  switch (schema.type) {
-    case 'dict':
-      return Object.entries(value).flatMap(([key, item]) => findUnknownKeys(schema.inner, item, `${path}.${key}`))
-    case 'array':
-      return Array.isArray(value) ? value.flatMap((item, index) => findUnknownKeys(schema.inner, item, `${path}[${index}]`)) : []
-    default:
-      return []
-  }
 }
 
 export function isSecret(schema: Schema | undefined): boolean {
@@ -85,12 +60,7 @@ export function resolvePluginConfig(schema: unknown, config: Record<string, unkn
     return keys.length ? { problems: keys.map((key) => `key "${key}" is not accepted: the plugin has no Config schema`) } : { config: {}, problems: [] }
   }
   const unknown = findUnknownKeys(schema, config, 'config')
-  if (unknown.length) {
-    const known = schema.type === 'object' ? Object.keys(schema.dict ?? {}) : []
-    return {
-      problems: unknown.map((path) => `key "${path.replace(/^config\./, '')}" is not a config key of this plugin` + (known.length && !path.slice(7).includes('.') ? ` (known: ${known.join(', ')})` : '')),
-    }
-  }
+  if (unknown.length) return { problems: describeUnknownKeys(schema, unknown) }
   try {
     return { config: schema(config), problems: [] }
   } catch (error: any) {

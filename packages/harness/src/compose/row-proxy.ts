@@ -1,6 +1,6 @@
 import { type ProxySource, readProxySettings, redactProxy } from 'dsh-host'
 import type { Schema } from 'cordis'
-import { objectFields } from './plugin-config.js'
+import { objectFields } from 'dsh-host'
 
 /** The proxy a row's requests take, as `dsh compose` shows it: origins and the setting each came from, never credentials. */
 export interface EffectiveProxy {

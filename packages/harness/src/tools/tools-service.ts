@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { type Context, Service } from 'cordis'
 import { findNonJson } from '../json-value.js'
-import { CodedError, type InvokeOptions, type JsonValue, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
+import { CodedError, TOOLS_REGISTERED, type InvokeOptions, type JsonValue, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
 import type { ValidateFunction } from 'ajv'
 import { checkInputSchema, compileInputSchema, describeInputErrors } from './validate-input.js'
 import { DEFAULT_INPUT_LIMITS, describeInputRefusal, inspectInput, recordInput } from './input-record.js'
@@ -74,6 +74,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
     const entry: Registered = { definition }
     return this.ctx.effect(() => {
       this.registry.set(name, entry)
+      this.ctx.emit(TOOLS_REGISTERED, toInfo(definition))
       return () => {
         if (this.registry.get(name) === entry) this.registry.delete(name)
       }

@@ -1,21 +1,32 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { parseDeepSeekErrorBody } from './deepseek-messages-api.js'
-import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { parseMessagesErrorBody } from './messages-api.js'
+import { quoteProviderText } from './scrub-secret.js'
+import { headerValue, parseRetryAfter, type HttpAnswer, type ProviderErrorContext } from './transport.js'
 
-export type DeepSeekErrorContext = ProviderErrorContext
+/** What differs per vendor in reading a Messages error. */
+export interface MessagesErrorFamily {
+  /** Human name in messages, e.g. Anthropic. */
+  providerName: string
+  /**
+   * A message that means the balance is used up although the status does not
+   * say so (Anthropic answers an empty balance with 400 invalid_request_error).
+   */
+  quotaMessage?: RegExp
+}
 
 /**
- * A non-2xx answer of the Messages endpoint to a `WebError`. The body may be
- * the Anthropic envelope, the OpenAI-style one, or not JSON at all (a proxy's
- * HTML page); the provider's own message is quoted when there is one. All
- * text the provider wrote is quoted with the key scrubbed, as one clean line.
+ * A non-2xx answer of a Messages endpoint to a `WebError`. The body may be
+ * the Anthropic envelope, the OpenAI-style one (some gateways), or not JSON at
+ * all (a proxy's HTML page); the provider's own message is quoted when there
+ * is one. All text the provider wrote is quoted with the key scrubbed, as one clean line.
  */
-export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorContext): WebError {
-  const body = parseDeepSeekErrorBody(answer.text)
+export function fromMessagesError(answer: HttpAnswer, context: ProviderErrorContext, family: MessagesErrorFamily): WebError {
+  const body = parseMessagesErrorBody(answer.text)
   // An error envelope under a 2xx status is classified by its Anthropic error type.
   const status = answer.status >= 300 ? answer.status : (STATUS_BY_ERROR_TYPE[String(body?.error?.type)] ?? 500)
   const quote = (text: string, maxLength: number) => quoteProviderText(text, context.secret, maxLength)
-  const providerMessage = typeof body?.error?.message === 'string' ? quote(body.error.message, MESSAGE_MAX) : undefined
+  const rawMessage = typeof body?.error?.message === 'string' ? body.error.message : undefined
+  const providerMessage = rawMessage === undefined ? undefined : quote(rawMessage, MESSAGE_MAX)
   const providerCode = pickString(body?.error?.code, body?.error?.type)
   // The status the error stands for (an envelope's type under a 2xx): the seam decides `retryable` from it and the code.
   const details: WebErrorDetails = { providerId: context.providerId, url: redactUrl(context.endpoint), status }
@@ -26,7 +37,12 @@ export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorCont
   let code: WebErrorCode
   if (status === 401 || status === 403) {
     code = 'WEB_PROVIDER_AUTH_FAILED'
-  } else if (status === 402 || providerCode === 'insufficient_quota' || providerCode === 'billing_error') {
+  } else if (
+    status === 402 ||
+    providerCode === 'insufficient_quota' ||
+    providerCode === 'billing_error' ||
+    (status < 500 && rawMessage !== undefined && family.quotaMessage?.test(rawMessage))
+  ) {
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
   } else if (status === 429) {
     code = 'WEB_PROVIDER_RATE_LIMITED'
@@ -38,13 +54,14 @@ export function fromDeepSeekError(answer: HttpAnswer, context: DeepSeekErrorCont
   }
 
   const what = describe(code, status)
+  const type = contentType(answer)
   const quoted = providerMessage
     ? `: ${providerMessage}`
     : body === undefined && answer.text.trim()
-      ? ` (the body is not JSON${contentType(answer) ? `, ${quote(contentType(answer)!, IDENTIFIER_MAX)}` : ''})`
+      ? ` (the body is not JSON${type ? `, ${quote(type, IDENTIFIER_MAX)}` : ''})`
       : ''
   const hint = code === 'WEB_PROVIDER_AUTH_FAILED' && context.credential ? ` (the key used: ${context.credential})` : ''
-  return new WebError(code, `DeepSeek ${what} (HTTP ${answer.status})${quoted}${hint}`, { details })
+  return new WebError(code, `${family.providerName} ${what} (HTTP ${answer.status})${quoted}${hint}`, { details })
 }
 
 /** The provider's message is quoted up to this many characters, then cut visibly. */

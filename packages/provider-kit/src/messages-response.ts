@@ -1,17 +1,17 @@
 import { WebError } from 'dsh-web'
 import type { Citation, SearchAnswer, SearchSource, SearchUsage } from 'dsh-web'
+import { isObject } from './wire.js'
 import {
-  isObject,
-  type DeepSeekCitation,
-  type DeepSeekMessagesResponse,
-  type DeepSeekServerToolUseBlock,
-  type DeepSeekTextBlock,
-  type DeepSeekWebSearchResult,
-  type DeepSeekWebSearchResultLocation,
-  type DeepSeekWebSearchToolResultBlock,
-} from './deepseek-messages-api.js'
+  type MessagesCitation,
+  type MessagesResponse,
+  type MessagesServerToolUseBlock,
+  type MessagesTextBlock,
+  type MessagesWebSearchResult,
+  type MessagesWebSearchResultLocation,
+  type MessagesWebSearchToolResultBlock,
+} from './messages-api.js'
 
-export interface DeepSeekMappedResult {
+export interface MessagesMappedResult {
   queries: string[]
   sources: SearchSource[]
   answer?: SearchAnswer
@@ -28,11 +28,12 @@ const TRANSIENT_TOOL_ERRORS = new Set(['too_many_requests', 'unavailable'])
  * the text written from the first search result on (narration before any
  * search is not an answer); citations point at character ranges of it.
  */
-export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, providerId: string): DeepSeekMappedResult {
+/** `providerName` names the vendor in messages, e.g. Anthropic. */
+export function fromMessagesResponse(response: MessagesResponse, providerId: string, providerName: string): MessagesMappedResult {
   const queries: string[] = []
-  const results: DeepSeekWebSearchResult[] = []
+  const results: MessagesWebSearchResult[] = []
   const toolErrors: string[] = []
-  const answerBlocks: DeepSeekTextBlock[] = []
+  const answerBlocks: MessagesTextBlock[] = []
   const citedText = new Map<string, string>()
   let resultBlocks = 0
   let searchErrorAfterResults = false
@@ -40,12 +41,12 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
   for (const block of response.content) {
     switch (block.type) {
       case 'server_tool_use': {
-        const use = block as DeepSeekServerToolUseBlock
+        const use = block as MessagesServerToolUseBlock
         if (use.name === 'web_search' && isObject(use.input) && typeof use.input.query === 'string') queries.push(use.input.query)
         break
       }
       case 'web_search_tool_result': {
-        const content = (block as DeepSeekWebSearchToolResultBlock).content
+        const content = (block as MessagesWebSearchToolResultBlock).content
         resultBlocks++
         if (Array.isArray(content)) {
           for (const item of content) {
@@ -59,7 +60,7 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
         break
       }
       case 'text': {
-        const text = block as DeepSeekTextBlock
+        const text = block as MessagesTextBlock
         if (typeof text.text !== 'string') break
         for (const citation of webCitations(text.citations)) {
           if (typeof citation.cited_text === 'string' && !citedText.has(citation.url)) citedText.set(citation.url, citation.cited_text)
@@ -78,7 +79,7 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
     const searched = queries.length ? ` It started a search (${queries.map((query) => JSON.stringify(query)).join(', ')}) but no result came back` : ''
     throw new WebError(
       'WEB_SEARCH_FAILED',
-      `DeepSeek answered without any web search result: the model did not search.${searched}` +
+      `${providerName} answered without any web search result: the model did not search.${searched}` +
         `${stopReason ? ` (stop_reason ${stopReason})` : ''}. No sources are taken from the model's prose.`,
       { details: { providerId, providerCode: 'no_search_performed' }, retryable: false },
     )
@@ -99,7 +100,7 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
 
   if (!sources.length && toolErrors.length) {
     const code = toolErrors[0]!
-    throw new WebError('WEB_SEARCH_FAILED', `DeepSeek's web search tool failed with error_code ${code}${toolErrors.length > 1 ? ` (all ${toolErrors.length} searches failed: ${toolErrors.join(', ')})` : ''}.`, {
+    throw new WebError('WEB_SEARCH_FAILED', `${providerName}'s web search tool failed with error_code ${code}${toolErrors.length > 1 ? ` (all ${toolErrors.length} searches failed: ${toolErrors.join(', ')})` : ''}.`, {
       details: { providerId, providerCode: code },
       retryable: TRANSIENT_TOOL_ERRORS.has(code),
     })
@@ -115,7 +116,7 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
   if (!sources.length) warnings.push('The web search returned no results.')
   switch (stopReason) {
     case 'pause_turn':
-      warnings.push('DeepSeek paused the turn (stop_reason pause_turn) before it finished; the results are partial. One request per search: the turn is not continued.')
+      warnings.push(`${providerName} paused the turn (stop_reason pause_turn) before it finished; the results are partial. One request per search: the turn is not continued.`)
       break
     case 'max_tokens':
       warnings.push('The answer was cut off at max_tokens (stop_reason max_tokens); the results may be partial.')
@@ -130,7 +131,7 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
       break
   }
 
-  const mapped: DeepSeekMappedResult = { queries, sources, warnings }
+  const mapped: MessagesMappedResult = { queries, sources, warnings }
   const answer = toAnswer(answerBlocks)
   if (answer) mapped.answer = answer
   const usage = toUsage(response)
@@ -138,16 +139,16 @@ export function fromDeepSeekResponse(response: DeepSeekMessagesResponse, provide
   return mapped
 }
 
-function webCitations(citations: DeepSeekCitation[] | null | undefined): DeepSeekWebSearchResultLocation[] {
+function webCitations(citations: MessagesCitation[] | null | undefined): MessagesWebSearchResultLocation[] {
   if (!Array.isArray(citations)) return []
   return citations.filter(
-    (citation): citation is DeepSeekWebSearchResultLocation =>
+    (citation): citation is MessagesWebSearchResultLocation =>
       isObject(citation) && citation.type === 'web_search_result_location' && typeof citation.url === 'string' && citation.url !== '',
   )
 }
 
 /** Text blocks are fragments of one answer: joined as they are, citations kept apart. */
-function toAnswer(blocks: DeepSeekTextBlock[]): SearchAnswer | undefined {
+function toAnswer(blocks: MessagesTextBlock[]): SearchAnswer | undefined {
   let text = ''
   const citations: Citation[] = []
   for (const block of blocks) {
@@ -164,7 +165,7 @@ function toAnswer(blocks: DeepSeekTextBlock[]): SearchAnswer | undefined {
   return { text, citations, modelWritten: true }
 }
 
-function toUsage(response: DeepSeekMessagesResponse): SearchUsage | undefined {
+function toUsage(response: MessagesResponse): SearchUsage | undefined {
   const usage = response.usage
   if (!isObject(usage)) return undefined
   const result: SearchUsage = {}

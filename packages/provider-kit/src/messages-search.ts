@@ -1,0 +1,87 @@
+/**
+ * A search provider on the Messages API: one non-streaming request with the
+ * server-side web search tool, its answer mapped to the neutral result. The
+ * vendor package gives what is its own (id, base URL, headers, tool version,
+ * what its documentation says of user_location, its request event) and keeps
+ * the plugin face.
+ */
+
+import { redactUrl } from 'dsh-web'
+import type { ProviderCall, SearchFilterReport, SearchRequest, SearchResult } from 'dsh-web'
+import type { JsonValue } from 'dsh-host'
+import { parseMessagesErrorBody, parseMessagesResponse } from './messages-api.js'
+import { fromMessagesError } from './messages-error.js'
+import { toMessagesRequest } from './messages-request.js'
+import { fromMessagesResponse } from './messages-response.js'
+import { appendRequestEvent, createModelApiClient } from './model-api-client.js'
+import type { ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from './model-api-client.js'
+import type { HttpAnswer } from './transport.js'
+import { toSearchResult } from './wire.js'
+
+/** The settings every Messages provider takes besides the kit's own. */
+export interface MessagesSearchSettings extends ModelSearchSettings {
+  model: string
+  maxTokens: number
+  maxUses: number
+  /** The anthropic-version header. */
+  apiVersion: string
+}
+
+/** One vendor of the Messages wire. */
+export interface MessagesVendor<Settings extends MessagesSearchSettings> {
+  api: ModelApi
+  /** The log-only event of each HTTP attempt, e.g. web/anthropic-search-llm-request. */
+  requestEvent: string
+  /** The dated web search tool type this vendor takes, from its settings. */
+  toolType(settings: Settings): string
+  /** The report of a user_location sent (see MessagesRequestFamily). */
+  userLocationReport: SearchFilterReport
+  /** The vendor's headers besides content-type and accept; the key goes here and nowhere else. */
+  headers(settings: Settings, apiKey: string): Record<string, string>
+  /** See MessagesErrorFamily. */
+  quotaMessage?: RegExp
+}
+
+/** The provider object, free of Cordis: vendor, settings and dependencies in, provider out. */
+export function createMessagesSearch<Settings extends MessagesSearchSettings>(vendor: MessagesVendor<Settings>, settings: Settings, deps: ModelSearchDeps): ModelSearchProvider {
+  const { api } = vendor
+  const client = createModelApiClient(api, settings, deps)
+  const family = { providerName: api.providerName, toolType: vendor.toolType(settings), userLocationReport: vendor.userLocationReport }
+  const errorFamily = { providerName: api.providerName, ...(vendor.quotaMessage ? { quotaMessage: vendor.quotaMessage } : {}) }
+
+  async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
+    const started = await client.startSearch(request, call)
+    const wire = toMessagesRequest(request, settings, family)
+    const body = JSON.stringify(wire.body)
+    const toError = (answer: HttpAnswer) => fromMessagesError(answer, started.errorContext, errorFamily)
+    const answer = await started.request({
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...vendor.headers(settings, started.apiKey) },
+      body,
+      beforeDispatch: (attempt) =>
+        appendRequestEvent(call, vendor.requestEvent, () => ({
+          providerId: api.providerId,
+          endpoint: redactUrl(started.endpoint),
+          apiVersion: settings.apiVersion,
+          attempt: attempt + 1,
+          body: JSON.parse(body) as JsonValue,
+        })),
+      toError,
+    })
+    const response = started.readSuccessBody(answer, {
+      expected: 'a Messages API response',
+      parse: parseMessagesResponse,
+      errorMessage: (text) => parseMessagesErrorBody(text)?.error?.message,
+      toError,
+    })
+    const mapped = fromMessagesResponse(response, api.providerId, api.providerName)
+    return toSearchResult(api.providerId, request, mapped, wire.reportFilters(mapped.sources))
+  }
+
+  return {
+    id: api.providerId,
+    available: () => client.available(),
+    unavailableReason: () => client.unavailableReason(),
+    search,
+    close: () => client.close(),
+  }
+}

@@ -1,0 +1,56 @@
+import { type Context, Schema } from 'cordis'
+import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
+import { refuseUnknownKeys } from 'dsh-host'
+import { resolveCredential } from 'dsh-web'
+import { ANTHROPIC_WEB_SEARCH_TOOLS, type AnthropicWebSearchTool, createAnthropicSearch } from './anthropic-search.js'
+
+export const name = 'dsh-web-search-anthropic'
+
+/** `web` is required; `credentials` is read per call when mounted, never required. */
+export const inject = { web: { required: true }, credentials: { required: false } }
+
+export interface Config {
+  apiKeyEnv: string
+  apiKey?: string
+  baseURL?: string
+  model: string
+  maxTokens: number
+  maxUses: number
+  toolVersion: AnthropicWebSearchTool
+  apiVersion: string
+  timeoutMs: number
+  maxRetries: number
+  proxy?: ModelSearchProxy
+}
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  apiKeyEnv: Schema.string()
+    .default('ANTHROPIC_API_KEY')
+    .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),
+  apiKey: Schema.string().role('secret').description('A literal key, used only when the named credential is not found. Prefer `dsh credentials set`.'),
+  baseURL: Schema.string().description(
+    'Base of the Messages endpoint (`/v1/messages` is appended, or `/messages` after a trailing /v1). ' +
+      'Unset: ANTHROPIC_SEARCH_BASE_URL, else https://api.anthropic.com.',
+  ),
+  model: Schema.string().default('claude-haiku-4-5').description('Model that runs the search turn; it must support the chosen web search tool version.'),
+  maxTokens: Schema.natural().min(1).default(4096).description('max_tokens of the search turn.'),
+  maxUses: Schema.natural().min(1).default(3).description('max_uses of the web search tool: searches per request.'),
+  toolVersion: Schema.union(ANTHROPIC_WEB_SEARCH_TOOLS.map((version) => Schema.const(version)))
+    .default('web_search_20250305')
+    .description('Type of the web search tool: web_search_20250305 (every model with the tool), web_search_20260209 (dynamic filtering, newer models), web_search_20260318.'),
+  apiVersion: Schema.string().default('2023-06-01').description('anthropic-version header.'),
+  timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, retries included.'),
+  maxRetries: Schema.natural().max(2).default(2).description('Retries after 429, 5xx and 529, within the deadline.'),
+  proxy: ProxyConfig,
+}) as Schema<Partial<Config>, Config>
+
+export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
+  const provider = createAnthropicSearch(config, {
+    resolveCredential: (request) => resolveCredential(ctx, request),
+  })
+  ctx.web.registerSearchProvider(provider)
+  ctx.effect(() => () => void provider.close())
+}
+
+export * from './anthropic-search.js'

@@ -1,0 +1,76 @@
+import { redactUrl } from 'dsh-web'
+import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
+import type { JsonValue } from 'dsh-host'
+import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
+import { fromGeminiError } from './gemini-error.js'
+import { fromGeminiResponse } from './from-gemini-response.js'
+import { parseGeminiErrorBody, parseGeminiResponse } from './gemini-generate-content-api.js'
+import { geminiGenerateContentEndpoint, toGeminiRequest } from './to-gemini-request.js'
+
+export const GEMINI_PROVIDER_ID = 'gemini-official'
+export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com'
+/** Read when the row sets no baseURL. */
+export const GEMINI_BASE_URL_ENV = 'GEMINI_SEARCH_BASE_URL'
+export const GEMINI_REQUEST_EVENT = 'web/gemini-search-llm-request'
+
+export interface GeminiSearchSettings extends ModelSearchSettings {
+  model: string
+  maxOutputTokens: number
+}
+
+export interface GeminiSearchDeps extends ModelSearchDeps {
+  /** The clock a recency window is dated by; the system clock by default. */
+  now?: () => Date
+}
+
+export type GeminiSearchProvider = ModelSearchProvider
+
+/** The provider object, free of Cordis: settings and dependencies in, provider out. */
+export function createGeminiSearch(settings: GeminiSearchSettings, deps: GeminiSearchDeps): GeminiSearchProvider {
+  const api: ModelApi = {
+    providerId: GEMINI_PROVIDER_ID,
+    providerName: 'Gemini',
+    baseURLEnv: GEMINI_BASE_URL_ENV,
+    defaultBaseURL: DEFAULT_GEMINI_BASE_URL,
+    endpoint: (baseURL) => geminiGenerateContentEndpoint(baseURL, settings.model),
+  }
+  const client = createModelApiClient(api, settings, deps)
+  const now = deps.now ?? (() => new Date())
+
+  async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
+    const started = await client.startSearch(request, call)
+    const wire = toGeminiRequest(request, settings, now())
+    const body = JSON.stringify(wire.body)
+    const toError = (answer: HttpAnswer) => fromGeminiError(answer, started.errorContext)
+    const answer = await started.request({
+      // The key goes in its header, never in the URL (?key=), which is logged.
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-goog-api-key': started.apiKey },
+      body,
+      beforeDispatch: (attempt) =>
+        appendRequestEvent(call, GEMINI_REQUEST_EVENT, () => ({
+          providerId: GEMINI_PROVIDER_ID,
+          endpoint: redactUrl(started.endpoint),
+          attempt: attempt + 1,
+          body: JSON.parse(body) as JsonValue,
+        })),
+      toError,
+    })
+    const response = started.readSuccessBody(answer, {
+      expected: 'a generateContent response',
+      parse: parseGeminiResponse,
+      errorMessage: (text) => parseGeminiErrorBody(text)?.error?.message,
+      toError,
+    })
+    const mapped = fromGeminiResponse(response, GEMINI_PROVIDER_ID)
+    return toSearchResult(GEMINI_PROVIDER_ID, request, mapped, wire.filters)
+  }
+
+  return {
+    id: GEMINI_PROVIDER_ID,
+    available: () => client.available(),
+    unavailableReason: () => client.unavailableReason(),
+    search,
+    close: () => client.close(),
+  }
+}
