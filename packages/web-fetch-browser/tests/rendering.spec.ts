@@ -20,6 +20,10 @@ const PAGES: Record<string, string> = {
     socket.onmessage = (event) => { document.getElementById('said').textContent = 'The socket said: ' + event.data; socket.close() }
   </script></body></html>`,
   '/framed': `<html><head><title>Framed</title></head><body><main><h1>A page with a frame of another site</h1><p>The frame is a trusted site of its own, rendered in a process of its own.</p></main><iframe src="FRAME"></iframe></body></html>`,
+  '/permissions': `<html><head><title>Permissions</title></head><body><main><h1>Permissions</h1><p id="states">not asked</p></main><script>
+    Promise.all(['geolocation', 'notifications', 'camera', 'microphone'].map((name) => navigator.permissions.query({ name }).then((state) => name + ' ' + state.state, () => name + ' unknown')))
+      .then((states) => { document.getElementById('states').textContent = 'Permission states: ' + states.join(', ') })
+  </script></body></html>`,
   '/after-timer': `<html><head><title>Later</title></head><body><div id="root"></div><script>
     setTimeout(() => { document.getElementById('root').innerHTML = '<main><h1>Rendered after a timer</h1><p>The page waited a little before it showed this text to its reader.</p></main>' }, 300)
   </script></body></html>`,
@@ -100,5 +104,10 @@ describe('rendered pages', { skip: chromiumMissing }, () => {
     assert.match(result.text, /rendered in a process of its own/)
     assert.deepEqual(otherSite.hits, ['GET /frame', 'GET /in-frame.gif'])
     assert.equal(result.provenance.refused?.count, 0, JSON.stringify(result.provenance.refused))
+  })
+
+  it('no permission is granted to the page: geolocation, notifications, camera and microphone are denied', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/permissions`, format: 'text' })
+    assert.match(result.text, /Permission states: geolocation denied, notifications denied, camera denied, microphone denied/)
   })
 })
