@@ -131,6 +131,11 @@ export async function renderPage(browser: Browser, options: RenderOptions): Prom
     await context.overridePermissions(options.url.origin, [])
     const page = await context.newPage()
     page.on('error', (error) => (crashed = error.message))
+    // A top-level answer that is a download is never saved (downloads are denied): the call says what it was.
+    let download: string | undefined
+    page.on('response', (answer: HTTPResponse) => {
+      if (answer.request().isNavigationRequest() && answer.frame() === page.mainFrame() && /^\s*attachment/i.test(answer.headers()['content-disposition'] ?? '')) download = redactUrl(answer.url())
+    })
     await page.evaluateOnNewDocument(BLOCK_SERVICE_WORKERS)
     await page.setRequestInterception(true)
     interceptRequests(page, (url, reason) => options.proxy.record(url, new WebError('WEB_BLOCKED_URL', `Not loaded by the browser: ${reason}.`)))
@@ -143,6 +148,7 @@ export async function renderPage(browser: Browser, options: RenderOptions): Prom
       response = await page.goto(options.url.href, { waitUntil: 'load', timeout: Math.max(1, remaining()) })
     } catch (error) {
       if ((error as Error)?.name !== 'TimeoutError') {
+        if (download) throw new WebError('WEB_UNSUPPORTED_CONTENT_TYPE', `${download} is a download (Content-Disposition: attachment), not a page; the browser provider saves no files (the http fetch provider reads documents).`, { cause: error, details: { url: download } })
         throw refusalOf(options.proxy, options.url) ?? failure(error, options, crashed)
       }
       partial = `the page had not finished loading when its deadline came`

@@ -42,7 +42,10 @@ describe('the browser process', () => {
   describe('with Debian\'s chromium', { skip: chromiumMissing }, () => {
     let site: Listener
     before(async () => {
-      site = await listen('127.0.0.1', (_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><main><h1>Alive</h1><p>The browser answered this page.</p></main></body></html>'))
+      site = await listen('127.0.0.1', (request, response) => {
+        if (request.url === '/file.bin') return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="file.bin"' }).end(Buffer.alloc(1024, 1))
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><main><h1>Alive</h1><p>The browser answered this page.</p></main></body></html>')
+      })
     })
     after(async () => site?.close())
 
@@ -76,6 +79,19 @@ describe('the browser process', () => {
       assert.equal(report.contained, true, JSON.stringify(report.checks))
       assert.deepEqual(report.checks.map((check) => check.name), ['the page ran', 'no TCP to an untrusted loopback address', 'no UDP (WebRTC STUN)', 'refusals recorded'])
       assert.match(report.version ?? '', /Chrome\/\d+/)
+    })
+
+    it('a URL that answers with a download is refused as one (WEB_UNSUPPORTED_CONTENT_TYPE), and no file is saved', async () => {
+      const fetcher = testFetcher()
+      try {
+        await assert.rejects(fetcher.fetch({ url: `${site.origin}/file.bin` }), (error: unknown) => WebError.is(error) && error.code === 'WEB_UNSUPPORTED_CONTENT_TYPE' && /is a download/.test(error.message))
+        const { readdirSync } = await import('node:fs')
+        assert.ok(!readdirSync(process.cwd()).includes('file.bin'), 'not saved in the working folder')
+        const home = process.env.HOME
+        if (home && existsSync(`${home}/Downloads`)) assert.ok(!readdirSync(`${home}/Downloads`).includes('file.bin'), 'not saved in ~/Downloads')
+      } finally {
+        await fetcher.close()
+      }
     })
   })
 })
