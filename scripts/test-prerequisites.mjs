@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The programs the test suite runs for real (a Redis, two proxies, a TLS
-// front, a network namespace, certificates), found before any test starts.
+// front, a network namespace, certificates, a browser), found before any test starts.
 // Missing ones are installed when this process can (root, with apt-get);
 // otherwise it stops within a second with the one command that installs them.
 // The README's test command and .ci/run both start here, so what CI installs
@@ -19,6 +19,7 @@ export const PREREQUISITES = [
   { command: 'squid', pkg: 'squid', why: 'the host-name tests run a real Squid, which reads names differently from tinyproxy' },
   { command: 'openssl', pkg: 'openssl', why: 'the TLS tests make their certificates with openssl' },
   { command: 'redis-server', pkg: 'redis-server', why: 'the shared-state and token tests run a real Redis' },
+  { command: 'chromium', pkg: 'chromium', why: 'the rendering provider (dsh-web-fetch-browser) is tested against the real Chromium, its leak cases included' },
 ]
 
 /** Debian puts daemons in sbin, which a user's PATH often leaves out; the tests start them by name, so they must be on PATH. */

@@ -17,6 +17,8 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web': ['dsh-host'],
   'dsh-provider-kit': ['dsh-host', 'dsh-web'],
   'dsh-web-fetch-http': ['dsh-host', 'dsh-web'],
+  // The rendering provider reuses the static one's readers and egress policy through its internal entry.
+  'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-fetch-http'],
   'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-anthropic': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
@@ -30,7 +32,7 @@ const LAYERS: Record<string, string[]> = {
   'dsh-cache-redis': ['dsh-host', 'dsh-web'],
   'dsh-harness': ['dsh-host'],
   // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
-  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
+  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
 }
 
 /** The packages above every plugin, which may depend on the host: the host itself and the command that bundles it. */

@@ -73,6 +73,19 @@ describe('test prerequisites', () => {
   })
 })
 
+describe('chromium among the prerequisites', () => {
+  it('lists Debian\'s chromium for the rendering provider\'s tests, and names it with its package when it is missing', async () => {
+    const entry = (PREREQUISITES as Array<{ command: string; pkg: string; why: string }>).find((item) => item.command === 'chromium')
+    assert.deepEqual(entry && { pkg: entry.pkg, why: /rendering provider/.test(entry.why) }, { pkg: 'chromium', why: true })
+    const withoutChromium = await binFolder(every.filter((name: string) => name !== 'chromium'))
+    const result = plan({ pathDirs: [withoutChromium], systemDirs: [], root: false })
+    assert.equal(result.kind, 'tell')
+    assert.deepEqual(result.packages, ['chromium'])
+    assert.match(result.message, /chromium \(Debian package chromium\): the rendering provider/)
+    assert.match(result.message, /sudo apt-get install -y chromium/)
+  })
+})
+
 describe('.ci/run and the prerequisites', () => {
   it('installs them before it points the proxy variables at a closed port (apt-get would use that proxy), and names every package', async () => {
     const ci = await readFile(join(ROOT, '.ci/run'), 'utf8')

@@ -109,17 +109,17 @@ export interface HttpFetcher extends FetchProvider {
 
 export const DEFAULT_USER_AGENT = 'dsh-web-fetch-http/0.1 (+https://github.com/dsh-web; reads pages for an AI agent)'
 
-const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
-const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
-const EXTRACTS: FetchExtract[] = ['main', 'full']
+export const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
+export const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
+export const EXTRACTS: FetchExtract[] = ['main', 'full']
 
-function checkEnum<T extends string>(value: unknown, allowed: T[], name: string, fallback: T): T {
+export function checkEnum<T extends string>(value: unknown, allowed: T[], name: string, fallback: T): T {
   if (value === undefined) return fallback
   if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as T
   throw new WebError('INVALID_ARGUMENT', `${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}.`, { details: { argument: name } })
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
+export function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new WebError('INVALID_ARGUMENT', `${name} must be a number, 0 or more.`)
   return value

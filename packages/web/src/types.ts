@@ -5,6 +5,7 @@
  */
 
 import type { ArtifactRef, SessionHandle } from 'dsh-host'
+import type { WebErrorCode } from './errors.js'
 
 /** What every provider call carries besides its request. */
 export interface ProviderCall {
@@ -238,6 +239,18 @@ export interface FetchProvenance {
   sourceSha256?: string
   /** When the site was fetched (for a cache hit, by the call that filled the cache). */
   fetchedAt: string
+  /**
+   * Requests the page itself made (a rendering provider: subresources,
+   * scripts' fetches, sockets, redirect hops) that the address policy or a
+   * bound refused, before anything was sent: how many, and the first few.
+   */
+  refused?: FetchRefusal
+}
+
+export interface FetchRefusal {
+  count: number
+  /** The first refusals in the order they happened: the URL (no query string) or the tunnel's host:port, the code and why. */
+  first: { url: string; code: WebErrorCode; reason: string }[]
 }
 
 export interface DocumentMetadata {
