@@ -11,7 +11,9 @@ import {
   FORMATS,
   MAX_MAX_CHARS,
   PinnedAgents,
+  type ConvertOutput,
   checkEnum,
+  judgePage,
   positive,
   readPageWindow,
   slicePage,
@@ -93,12 +95,17 @@ class Slots {
   }
 }
 
-/** What is said about the page besides its text: rendered, and whether it got to the end. */
-function outcomeOf(rendered: RenderedPage, text: string): PageOutcome {
+/**
+ * What the rendered page was: partial when it did not finish by its
+ * deadline, else what the static reader's judge (web-fetch-http's
+ * judgePage) makes of the rendered DOM, so that a bot wall or a login wall
+ * is typed the same whichever provider read it.
+ */
+function outcomeOf(rendered: RenderedPage, output: ConvertOutput, bodyCut: boolean): PageOutcome {
   const base = { readAs: 'rendered' as const, renderedBy: PROVIDER_ID }
   if (rendered.partial) return { ...base, kind: 'partial', evidence: rendered.partial, renderNote: 'rendered by the browser provider; the text is what the page showed at its deadline' }
-  if (!text.trim()) return { ...base, kind: 'empty', evidence: 'the rendered page has no readable text', renderNote: 'rendered by the browser provider' }
-  return { ...base, kind: 'ok', renderNote: 'rendered by the browser provider' }
+  const judged = judgePage({ kind: output.kind, signals: output.signals, text: output.text, status: rendered.status, headers: {}, bodyCut })
+  return { ...judged, ...base, renderNote: judged.kind === 'ok' ? 'rendered by the browser provider' : `rendered by the browser provider, and still ${judged.kind} once its scripts ran` }
 }
 
 export function createBrowserFetcher(options: BrowserFetcherOptions = {}): BrowserFetcher {
@@ -193,7 +200,6 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       if (proxy.refused.count) warnings.push(`${proxy.refused.count} request${proxy.refused.count === 1 ? '' : 's'} the page made ${proxy.refused.count === 1 ? 'was' : 'were'} refused (provenance.refused says which).`)
       const output = await pool.convert({ bytes: new Uint8Array(bytes), contentType: 'text/html; charset=utf-8', kind: 'html', url: rendered.finalUrl, format, extract, maxElemsToParse }, signal)
       warnings.push(...output.warnings)
-      if (!output.text.trim()) warnings.push('The rendered page has no readable text.')
       const upstream = [...proxy.routes].find((route) => route !== 'direct')
       const status = chromium.status()
       return {
@@ -201,7 +207,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         metadata: output.metadata,
         links: output.links,
         warnings,
-        outcome: outcomeOf(rendered, output.text),
+        outcome: outcomeOf(rendered, output, bodyTruncatedReason !== undefined),
         ...(bodyTruncatedReason ? { bodyTruncatedReason } : {}),
         provenance: {
           requestedUrl: url.href,

@@ -24,6 +24,10 @@ const PAGES: Record<string, string> = {
     Promise.all(['geolocation', 'notifications', 'camera', 'microphone'].map((name) => navigator.permissions.query({ name }).then((state) => name + ' ' + state.state, () => name + ' unknown')))
       .then((states) => { document.getElementById('states').textContent = 'Permission states: ' + states.join(', ') })
   </script></body></html>`,
+  '/writes-a-wall': `<html><head><title>Loading</title></head><body><div id="root"></div><script>
+    document.title = 'Just a moment...'
+    document.getElementById('root').innerHTML = '<div class="cf-browser-verification"><h1>Checking your browser before accessing the site</h1><p>This process is automatic.</p></div>'
+  </script></body></html>`,
   '/after-timer': `<html><head><title>Later</title></head><body><div id="root"></div><script>
     setTimeout(() => { document.getElementById('root').innerHTML = '<main><h1>Rendered after a timer</h1><p>The page waited a little before it showed this text to its reader.</p></main>' }, 300)
   </script></body></html>`,
@@ -70,6 +74,13 @@ describe('rendered pages', { skip: chromiumMissing }, () => {
     assert.match(result.text, /arrived as JSON from the same origin/)
     assert.ok(site.hits.includes('GET /content.json'))
     assert.equal(result.outcome?.readAs, 'rendered')
+  })
+
+  it('a page whose script writes a bot wall: typed a challenge by the same judge as a static page, read as rendered', async () => {
+    const result = await fetcher.fetch({ url: `${site.origin}/writes-a-wall` })
+    assert.equal(result.outcome?.kind, 'challenge', JSON.stringify(result.outcome))
+    assert.equal(result.outcome?.readAs, 'rendered')
+    assert.match(result.outcome?.renderNote ?? '', /still challenge once its scripts ran/)
   })
 
   it('a page that renders after a timer: the text it shows later comes back', async () => {
