@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { refuseUnknownKeys } from 'dsh-host'
 import { type LimitRule, LimitRuleSchema, resolveCredential } from 'dsh-web'
 import { type HttpFetcherOptions, type ProxyOptions, createHttpFetcher } from './http-fetcher.js'
 
@@ -65,6 +66,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   const options: HttpFetcherOptions = {
     ...config,
     // The seam's state at every fetch, through this plugin's own ctx.web.

@@ -1,4 +1,5 @@
 import { type Context, Schema } from 'cordis'
+import { refuseUnknownKeys } from 'dsh-host'
 import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
 import { resolveCredential } from 'dsh-web'
 import { createSearxngSearch } from './searxng-search.js'
@@ -54,6 +55,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   const provider = createSearxngSearch(config, {
     resolveCredential: (request) => resolveCredential(ctx, request),
   })
