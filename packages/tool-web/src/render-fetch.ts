@@ -46,12 +46,13 @@ function vendorOf(outcome: PageOutcome): string {
 /**
  * What the header line says of a page that is not plainly its content: the
  * outcome and the provider's evidence, what was done (rendered or not, and
- * why), and what the model can do next. Undefined for `ok` and for
- * providers that do not judge pages.
+ * why), and what the model can do next; of a rendered `ok` page, that it
+ * was rendered and why. Undefined for a static `ok` and for providers that
+ * do not judge pages.
  */
 function outcomeSentence(document: FetchedDocument): string | undefined {
   const outcome = document.outcome
-  if (!outcome || outcome.kind === 'ok') return undefined
+  if (!outcome || (outcome.kind === 'ok' && outcome.readAs !== 'rendered')) return undefined
   const evidence = outcome.evidence ? `: ${cleanUntrustedLine(outcome.evidence, { maxLength: LINE_MAX })}` : ''
   const typed = `(outcome ${outcome.kind}${evidence})`
   const done = outcome.renderNote
@@ -60,6 +61,8 @@ function outcomeSentence(document: FetchedDocument): string | undefined {
       ? `rendered${outcome.renderedBy ? ` by ${cleanUntrustedLine(outcome.renderedBy, { maxLength: 60 })}` : ''}`
       : 'read as served, not rendered'
   switch (outcome.kind) {
+    case 'ok':
+      return `Rendered: its scripts ran before it was read; ${done}.`
     case 'challenge':
       return `Not the page: the site answered with a bot check${vendorOf(outcome)} instead of its content ${typed}; ${done}. Its text is withheld. Next: calling web_fetch again will most likely meet the same check; read another source for this, or ask the user to open the page in a browser.`
     case 'login_wall':

@@ -109,7 +109,7 @@ describe('web_fetch says what a page turned out to be (real HTTP fetch provider,
     assert.equal(result.isError, true)
     assert.equal(result.error?.code, 'WEB_NO_TEXT_CONTENT')
     const header = result.content.split('\n')[0]!
-    assert.match(header, /Not the page's content: a shell whose text its scripts would write \(outcome needs_js: app root #root empty, a <noscript> asks for JavaScript, 1 script bundle, 0 words of visible text\); not rendered: the http fetch provider reads pages as served and runs no scripts\. It has no text of its own\. Next: /)
+    assert.match(header, /Not the page's content: a shell whose text its scripts would write \(outcome needs_js: app root #root empty, a <noscript> asks for JavaScript, 1 script bundle, 0 words of visible text\); not rendered: the http fetch provider reads pages as served and runs no scripts; rendering is off on the web row \(render: never\), and render: auto with a renderProvider such as browser reads such pages\. It has no text of its own\. Next: /)
     assert.ok(result.content.includes('untrusted-content'))
     assert.equal((result.structured as any).outcome.kind, 'needs_js')
   })

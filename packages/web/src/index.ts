@@ -17,6 +17,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   // No default: a composition names its providers (the seam never picks one for it); a call without one is refused naming this key.
   searchProvider: Schema.string().description('Id of the search provider every search goes to, e.g. deepseek-official (required for web_search; no default).'),
   fetchProvider: Schema.string().description('Id of the fetch provider every fetch goes to, e.g. http (required for web_fetch; no default).'),
+  render: Schema.union(['never', 'auto', 'always']).default('never').description('When pages are rendered by renderProvider (a browser): never (every fetch is fetchProvider\'s; a page it reads as a script shell says rendering is off), auto (a page fetchProvider reads as needs_js is rendered in the same call, and says so), always (every fetch is renderProvider\'s).'),
+  renderProvider: Schema.string().description('Id of the fetch provider that renders pages, e.g. browser (the dsh-web-fetch-browser row); required when render is auto or always; no default.'),
   stateStore: Schema.string().default('memory').description('Id of the state store the fetch and search cache and the limits use: memory (this process) or a registered store such as redis (the dsh-cache-redis row), shared by every process on it.'),
   stateTimeoutMs: Schema.natural().role('ms').min(1).default(250).description('A state store answer slower than this counts as a failure: the call goes on without the cache, and counts its limits in this process, and says so.'),
   stateRetryMs: Schema.natural().role('ms').min(1).default(2000).description('After a failure the state store is skipped for this long before it is asked again.'),

@@ -11,6 +11,16 @@ export interface WebConfig {
   searchProvider?: string
   /** No default: a fetch without it is refused, naming the key. */
   fetchProvider?: string
+  /**
+   * When pages are rendered by `renderProvider` (a fetch provider that runs
+   * the page's scripts, e.g. `browser`): `never` (the default: every fetch is
+   * `fetchProvider`'s), `auto` (a page `fetchProvider` read as `needs_js` is
+   * rendered in the same call, and says so), `always` (every fetch is
+   * `renderProvider`'s).
+   */
+  render: RenderMode
+  /** No default: with `render` other than `never`, a fetch without it is refused, naming the key. */
+  renderProvider?: string
   /** Id of the state store the cache and limits use: `memory` (this process) or a registered one such as `redis`. */
   stateStore: string
   /** A state store answer slower than this counts as a failure. */
@@ -26,6 +36,8 @@ export interface WebConfig {
 }
 
 type Kind = 'search' | 'fetch' | 'state'
+
+export type RenderMode = 'never' | 'auto' | 'always'
 
 /** How long a search may hold a slot of its provider when it has no deadline (a process that died frees it then). */
 const SEARCH_LEASE_MS = 120_000
@@ -80,20 +92,22 @@ export class WebService extends Service<WebConfig> {
 
   /**
    * The readiness signal: resolves once every provider this row names
-   * (`searchProvider`, `fetchProvider`; a kind it names none of is not
-   * waited for) is registered, at once when they already are. Providers
+   * (`searchProvider`, `fetchProvider`, and `renderProvider` when it renders;
+   * a kind it names none of is not waited for) is registered, at once when they already are. Providers
    * register when their own plugins start, after the seam; a host or plugin
    * that calls the tools at its own start awaits this first. Rejects with
    * WEB_ABORTED when `signal` aborts (give it a deadline: a provider whose
    * row failed never registers), naming the ids still missing.
    */
   whenProvidersRegistered(options: { signal?: AbortSignal } = {}): Promise<void> {
-    const missing = () =>
-      (['search', 'fetch'] as const).flatMap((kind) => {
+    const missing = () => [
+      ...(['search', 'fetch'] as const).flatMap((kind) => {
         const id = this.config[`${kind}Provider`]
         const registry = kind === 'search' ? this.searchProviders : this.fetchProviders
         return id && !registry.has(id) ? [`${kind} provider "${id}"`] : []
-      })
+      }),
+      ...(this.config.render !== 'never' && this.config.renderProvider && !this.fetchProviders.has(this.config.renderProvider) ? [`render provider "${this.config.renderProvider}"`] : []),
+    ]
     if (!missing().length) return Promise.resolve()
     const { signal } = options
     return new Promise<void>((resolve, reject) => {
@@ -188,8 +202,44 @@ export class WebService extends Service<WebConfig> {
   }
 
   /** Fetches with the configured provider; selection errors reject like any other. */
+  /** The configured render provider (a fetch provider by id), or a typed error naming the key and what is registered. */
+  renderProvider(): FetchProvider {
+    if (!this.config.renderProvider) {
+      throw new WebError('WEB_PROVIDER_NOT_REGISTERED', `The web row renders pages (render: ${this.config.render}) but names no renderProvider, and the seam has no default. Set \`renderProvider\` to a registered fetch provider that renders, e.g. browser (the dsh-web-fetch-browser row). Registered: ${[...this.fetchProviders.keys()].join(', ') || 'none'}.`, {
+        details: { registered: [...this.fetchProviders.keys()] },
+      })
+    }
+    return this.select('fetch', this.fetchProviders, this.config.renderProvider)
+  }
+
+  /**
+   * Fetches with the configured provider, and renders as the row's `render`
+   * says: `never`, every page is `fetchProvider`'s (a page it read as
+   * `needs_js` says rendering is off); `always`, every page is
+   * `renderProvider`'s; `auto`, a page `fetchProvider` read as `needs_js` is
+   * fetched again by `renderProvider` in the same call, and its outcome says
+   * why. A render that fails leaves the static page, typed `needs_js`, with
+   * the failure in its note: never an untyped fallback.
+   */
   async fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument> {
-    return this.fetchProvider().fetch(request, call)
+    if (this.config.render === 'always') return this.renderProvider().fetch(request, call)
+    const provider = this.fetchProvider()
+    const renderer = this.config.render === 'auto' ? this.renderProvider() : undefined
+    const document = await provider.fetch(request, call)
+    if (document.outcome?.kind !== 'needs_js' || document.outcome.readAs !== 'static') return document
+    if (!renderer) {
+      return { ...document, outcome: { ...document.outcome, renderNote: `${document.outcome.renderNote ?? 'not rendered'}; rendering is off on the web row (render: never), and render: auto with a renderProvider such as browser reads such pages` } }
+    }
+    const why = `${provider.id} read the page as needs_js${document.outcome.evidence ? ` (${document.outcome.evidence})` : ''}`
+    try {
+      const rendered = await renderer.fetch(request, call)
+      const outcome = rendered.outcome ?? { kind: 'ok' as const, readAs: 'rendered' as const }
+      return { ...rendered, outcome: { ...outcome, renderedBy: outcome.renderedBy ?? renderer.id, renderNote: `rendered by ${renderer.id} because ${why}${outcome.renderNote ? `; ${outcome.renderNote}` : ''}` } }
+    } catch (error) {
+      if (call.signal?.aborted) throw error
+      const reason = error instanceof Error ? error.message : String(error)
+      return { ...document, outcome: { ...document.outcome, renderNote: `gave up rendering with ${renderer.id}: ${reason}` } }
+    }
   }
 
   private register<P extends { id: string }>(kind: Kind, registry: Map<string, P>, provider: P): () => void {

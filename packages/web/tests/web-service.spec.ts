@@ -168,3 +168,84 @@ describe('WebService registries', () => {
     await assert.rejects(ctx.web.fetch({ url: 'https://example.com/' }, call()), /fetch by http/)
   })
 })
+
+/** A fetch provider whose every page is read as `kind` (static or rendered), counting its calls; `fails` makes it throw. */
+function pageProvider(id: string, readAs: 'static' | 'rendered', kind: 'ok' | 'needs_js', fails?: string): FetchProvider & { calls: number } {
+  const provider = {
+    id,
+    calls: 0,
+    available: () => true,
+    fetch: async (request: { url: string }) => {
+      provider.calls++
+      if (fails) throw new WebError('WEB_FETCH_FAILED', fails)
+      return {
+        text: `${id} text`,
+        warnings: [],
+        outcome: { kind, readAs, ...(kind === 'needs_js' ? { evidence: 'app root #root empty' } : {}), ...(readAs === 'rendered' ? { renderedBy: id } : {}) },
+        provenance: { requestedUrl: request.url, finalUrl: request.url, redirects: [], status: 200, bytesRead: 1, durationMs: 1, extractor: 'test', cacheHit: false, fetchedAt: new Date(0).toISOString() },
+      } as any
+    },
+  }
+  return provider
+}
+
+describe('rendering on the web row', () => {
+  async function row(config: Record<string, unknown>, staticKind: 'ok' | 'needs_js', renderFails?: string) {
+    const ctx = new Context()
+    ctx.plugin(web, { fetchProvider: 'http', ...config })
+    await settle(ctx)
+    const http = pageProvider('http', 'static', staticKind)
+    const browser = pageProvider('browser', 'rendered', 'ok', renderFails)
+    ctx.web.registerFetchProvider(http)
+    ctx.web.registerFetchProvider(browser)
+    return { ctx, http, browser }
+  }
+
+  it('never (the default): a needs_js page is the static one, saying rendering is off on the row', async () => {
+    const { ctx, browser } = await row({}, 'needs_js')
+    const document = await ctx.web.fetch({ url: 'https://example.com/' }, call())
+    assert.equal(document.outcome?.kind, 'needs_js')
+    assert.match(document.outcome?.renderNote ?? '', /^not rendered; rendering is off on the web row \(render: never\), and render: auto/)
+    assert.equal(browser.calls, 0)
+  })
+
+  it('auto: a page the static provider reads as needs_js is rendered in the same call, saying by whom and why', async () => {
+    const { ctx, http, browser } = await row({ render: 'auto', renderProvider: 'browser' }, 'needs_js')
+    const document = await ctx.web.fetch({ url: 'https://example.com/' }, call())
+    assert.equal(document.text, 'browser text')
+    assert.deepEqual([http.calls, browser.calls], [1, 1])
+    assert.equal(document.outcome?.readAs, 'rendered')
+    assert.equal(document.outcome?.renderedBy, 'browser')
+    assert.match(document.outcome?.renderNote ?? '', /^rendered by browser because http read the page as needs_js \(app root #root empty\)/)
+  })
+
+  it('auto: an ok page is not rendered', async () => {
+    const { ctx, browser } = await row({ render: 'auto', renderProvider: 'browser' }, 'ok')
+    assert.equal((await ctx.web.fetch({ url: 'https://example.com/' }, call())).text, 'http text')
+    assert.equal(browser.calls, 0)
+  })
+
+  it('auto: a render that fails leaves the static page typed needs_js, with the failure in its note', async () => {
+    const { ctx } = await row({ render: 'auto', renderProvider: 'browser' }, 'needs_js', 'Chromium is not installed')
+    const document = await ctx.web.fetch({ url: 'https://example.com/' }, call())
+    assert.equal(document.outcome?.kind, 'needs_js')
+    assert.equal(document.outcome?.readAs, 'static')
+    assert.match(document.outcome?.renderNote ?? '', /^gave up rendering with browser: Chromium is not installed/)
+  })
+
+  it('always: every page is the render provider\'s', async () => {
+    const { ctx, http, browser } = await row({ render: 'always', renderProvider: 'browser' }, 'ok')
+    assert.equal((await ctx.web.fetch({ url: 'https://example.com/' }, call())).text, 'browser text')
+    assert.deepEqual([http.calls, browser.calls], [0, 1])
+  })
+
+  it('a row that renders but names no renderProvider is refused naming the key; one naming an unregistered id is waited for', async () => {
+    const { ctx } = await row({ render: 'auto' }, 'needs_js')
+    await assert.rejects(ctx.web.fetch({ url: 'https://example.com/' }, call()), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_NOT_REGISTERED' && /names no renderProvider/.test(error.message))
+    const waiting = await row({ render: 'auto', renderProvider: 'chrome' }, 'ok')
+    const controller = new AbortController()
+    const ready = waiting.ctx.web.whenProvidersRegistered({ signal: controller.signal })
+    controller.abort()
+    await assert.rejects(ready, (error: unknown) => WebError.is(error) && /render provider "chrome"/.test(error.message))
+  })
+})
