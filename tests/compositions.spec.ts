@@ -68,6 +68,7 @@ describe('shipped compositions', () => {
       memoryMaxBytes: 50 * 1024 * 1024,
       searchCacheTtlMs: 0,
       searchLimits: {},
+      render: 'never',
     })
     const base = /base\.cordis\.yml$/
     assert.match(rows.web.configSources.searchProvider, base)
@@ -79,7 +80,7 @@ describe('shipped compositions', () => {
     assert.match(rows['tool-web'].configSources.searchTimeoutMs, base)
     assert.equal(rows['tool-web'].config.search, true)
     assert.equal(rows['web-search-deepseek'].config.apiKeyEnv, 'DEEPSEEK_API_KEY')
-    for (const preset of ['standard', 'ptc', 'web']) {
+    for (const preset of ['standard', 'ptc', 'web', 'render']) {
       const shown = onlyJson(await dsh(['compose', '--json', '--preset', preset], { home }))
       assert.equal(shown.rows.find((row: any) => row.id === 'tool-web').config.searchTimeoutMs, 60000, `${preset} keeps the minute`)
     }

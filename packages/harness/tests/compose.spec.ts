@@ -141,7 +141,7 @@ describe('composition loader', () => {
       for (const preset of ['../../x', '../base', '/etc/passwd', 'standard.cordis.yml']) {
         const error = await compose({ configDir: CONFIG_DIR, home, preset }).then(() => undefined, (error) => error)
         assert.ok(error instanceof CompositionError, preset)
-        assert.match(error.message, /--preset takes the name of a shipped preset \(minimal, ptc, standard, web\)/)
+        assert.match(error.message, /--preset takes the name of a shipped preset \(minimal, ptc, render, standard, web\)/)
       }
     })
 

@@ -43,7 +43,7 @@ export async function boot(options: GlobalOptions, io: Output, settings: { defau
   routeLogsToStderr()
   const prefix = settings.prefix ?? 'dsh'
   const composition = await withoutStartErrors(() =>
-    compose({ configDir: findConfigDir(options.configDir), preset: options.preset ?? settings.defaultPreset, overlays: options.config, rowPatches: operatorPatches(options) }),
+    compose({ configDir: findConfigDir(options.configDir), preset: options.preset ?? settings.defaultPreset, overlays: options.config, packagePatches: operatorPatches(options) }),
   )
   for (const warning of composition.warnings) io.err(`${prefix}: warning: ${warning}`)
   const failed = failedRowLines(composition)

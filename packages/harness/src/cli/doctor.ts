@@ -24,12 +24,12 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
   const checks: Check[] = []
   let composition: Composition | undefined
   // A flag in the wrong form is a usage error (exit 2), not a finding.
-  const rowPatches = operatorPatches(options)
+  const packagePatches = operatorPatches(options)
   try {
     routeLogsToStderr()
     // Rows that do not start are findings here, not a reason to stop: doctor reports each with its fix.
     composition = await withoutStartErrors(() =>
-      compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config, rowPatches }),
+      compose({ configDir: findConfigDir(options.configDir), preset: options.preset, overlays: options.config, packagePatches }),
     )
   } catch (error: any) {
     // A preset the command line names that is not there is the command line's mistake (exit 2), like a flag in the wrong form.

@@ -2,8 +2,8 @@ import { isIP } from 'node:net'
 import { HostNameError, canonicalHost } from 'dsh-host'
 import { UsageError } from './errors.js'
 
-/** The row that takes the operator's --private-host and --resolve. */
-export const FETCH_ROW = 'web-fetch-http'
+/** The packages whose rows take the operator's --private-host and --resolve: every fetch provider, the renderer's too. */
+export const FETCH_PACKAGES = ['dsh-web-fetch-http', 'dsh-web-fetch-browser']
 
 export interface OperatorFlags {
   privateHost: string[]
@@ -56,10 +56,10 @@ function privateHost(entry: string): string {
   return flagHost('--private-host', text, entry)
 }
 
-/** The fetch row's config from the flags, merged after every layer; undefined when none is given. */
-export function operatorPatches(flags: OperatorFlags): Record<string, Record<string, unknown>> | undefined {
+/** The fetch rows' config from the flags, merged after every layer; undefined when none is given. */
+export function operatorPatches(flags: OperatorFlags): { packages: string[]; patch: Record<string, unknown> } | undefined {
   const patch: Record<string, unknown> = {}
   if (flags.privateHost.length) patch.privateHosts = flags.privateHost.map(privateHost)
   if (flags.resolve.length) patch.resolve = Object.fromEntries(flags.resolve.map(parseResolve))
-  return Object.keys(patch).length ? { [FETCH_ROW]: patch } : undefined
+  return Object.keys(patch).length ? { packages: FETCH_PACKAGES, patch } : undefined
 }

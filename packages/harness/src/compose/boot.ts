@@ -34,11 +34,13 @@ export interface ComposeOptions {
   /** Where the personal overlay `cordis.yml` is looked for; `$DSH_HOME` else ~/.dsh. */
   home?: string
   /**
-   * Operator settings from the command line, merged into named rows after
-   * every layer (lists are appended to, other values replaced), then validated
-   * like any config.
+   * Operator settings from the command line, merged after every layer into
+   * every enabled row that mounts one of `packages` (the fetch providers take
+   * --private-host and --resolve, whichever rows mount them; lists are
+   * appended to, other values replaced), then validated like any config. A
+   * composition with no such row is an error naming them.
    */
-  rowPatches?: Record<string, Record<string, unknown>>
+  packagePatches?: { packages: string[]; patch: Record<string, unknown> }
   /** How long the rows may take to start (every apply and ready hook). Default 30 s. */
   startTimeoutMs?: number
   /**
@@ -189,16 +191,21 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     layers.push(await readLayer(file))
   }
   const merged = mergeLayers(layers)
-  for (const [id, patch] of Object.entries(options.rowPatches ?? {})) {
-    const row = merged.find((item) => item.id === id)
-    if (!row || row.disabled) throw new CompositionError(`The command line sets ${Object.keys(patch).join(', ')} on row "${id}", but the composition has no enabled row "${id}".`)
-    row.config = applyPatch(row.config, patch)
+  const patchedRows = new Map<string, Record<string, unknown>>()
+  if (options.packagePatches) {
+    const { packages, patch } = options.packagePatches
+    const rows = merged.filter((item) => !item.disabled && packages.includes(item.name))
+    if (!rows.length) throw new CompositionError(`The command line sets ${Object.keys(patch).join(', ')} on the rows of ${packages.join(' and ')}, but the composition has no enabled row of ${packages.length === 1 ? 'it' : 'either'}.`)
+    for (const row of rows) {
+      row.config = applyPatch(row.config, patch)
+      patchedRows.set(row.id, patch)
+    }
   }
   const prepared: Prepared[] = []
   const configDir = resolve(options.configDir ?? shippedConfigDir())
   const resolveFrom = [...new Set([configDir, harnessPackageDir()])]
   for (const row of merged) prepared.push(await prepareRow(row, resolveFrom))
-  const patchedKeys = (id: string) => new Set(Object.keys(options.rowPatches?.[id] ?? {}))
+  const patchedKeys = (id: string) => new Set(Object.keys(patchedRows.get(id) ?? {}))
   const warnings = [
     ...prepared.flatMap(({ row, schema }) => (row.disabled || !schema ? [] : replacementWarnings(row, schema, patchedKeys(row.id)))),
     ...prepared.flatMap(({ row, schema, config }) => (row.disabled || !takesProxy(schema) ? [] : overriddenProxyWarnings(row.id, config))),
