@@ -18,3 +18,22 @@ describe('bench:extract', () => {
     assert.match(stderr, /no-such-benchmark\/ground-truth\.json does not exist\. This run needs the article-extraction benchmark .* pass --data with its path\./)
   })
 })
+
+describe("WCXB's metric (bench/support/word-f1.ts)", () => {
+  it('is word-level F1 over lower-cased word multisets, with the empty cases as the benchmark scores them', async () => {
+    const { wordF1 } = await import('../bench/support/word-f1.js')
+    assert.equal(wordF1('The cat sat', 'the CAT sat'), 1)
+    // 2 of 3 predicted words overlap ("the" once, "cat"), reference 4 words: P = 2/3, R = 2/4.
+    assert.equal(wordF1('the cat the mat', 'the cat dog').toFixed(6), ((2 * (2 / 3) * (2 / 4)) / (2 / 3 + 2 / 4)).toFixed(6))
+    assert.equal(wordF1('', ''), 1)
+    assert.equal(wordF1('', 'something'), 0)
+    assert.equal(wordF1('something', ''), 0)
+    assert.equal(wordF1('Größe café_au_lait', 'größe, CAFÉ_AU_LAIT!'), 1)
+  })
+
+  it('rates snippets found and boilerplate absent, ignoring case and runs of white space', async () => {
+    const { snippetRates } = await import('../bench/support/word-f1.js')
+    assert.deepEqual(snippetRates({ with: ['Main   Point', 'missing words'], without: ['cookie banner'] }, 'the main point\nis here. Cookie  Banner'), { with: 0.5, without: 0 })
+    assert.deepEqual(snippetRates({}, 'anything'), {})
+  })
+})

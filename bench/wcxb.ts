@@ -1,0 +1,198 @@
+/**
+ * pnpm bench:wcxb [--data DIR] [--limit N] [--type TYPE] [--out DIR]
+ *
+ * The WCXB development split (../shared/bench/wcxb-dev: 1,358 pages of seven
+ * page types, articles to listings and service pages) through our fetcher,
+ * scored with the benchmark's own metric as its README states it: word-level
+ * F1 per page (lower-cased `\w+` tokens as multisets; an empty reference
+ * scores 1 only against an empty prediction, an empty prediction 0), the mean
+ * over pages overall and per page type, and the snippet rates (the share of
+ * `with` snippets the output contains, the share of `without` snippets it
+ * does not). Beside ours (text, and markdown with the markup stripped), bare
+ * @mozilla/readability on linkedom in the same run: the baseline every row's
+ * ratio is taken against. Also the pages where ours scores more than 0.3
+ * below the baseline (that count must go down, never up), the median
+ * milliseconds per page of ours, and, with --out, one JSON row per page
+ * (`pages.jsonl`) so that a change's wins and losses can be diffed.
+ *
+ * Pages are served gzip-compressed from 127.0.0.1, as stored, and fetched
+ * through createHttpFetcher with loopback trusted; `pnpm bench:wcxb` builds
+ * first. `pnpm bench:extraction` runs bench:extract and this one in turn.
+ */
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { gunzipSync } from 'node:zlib'
+import { createHttpFetcher } from 'dsh-web-fetch-http'
+import type { FetchFormat } from 'dsh-web'
+import { snippetRates, wordF1 } from './support/word-f1.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: resolve(root, '../shared/bench/wcxb-dev') },
+    scorer: { type: 'string', default: resolve(root, '../shared/bench/extract-score.mjs') },
+    limit: { type: 'string' },
+    type: { type: 'string' },
+    out: { type: 'string' },
+  },
+})
+
+for (const [flag, path, what] of [
+  ['--data', join(values.data!, 'metadata.json'), 'the WCXB development split (a folder with metadata.json, html/ and ground-truth/)'],
+  ['--scorer', values.scorer!, "the shared benchmark's scorer (extract-score.mjs), for its markdown stripping"],
+] as const) {
+  if (existsSync(path)) continue
+  console.error(`bench:wcxb: ${path} does not exist. This run needs ${what}; it looks in ../shared/bench beside the clone. Put it there, or pass ${flag} with its path.`)
+  process.exit(2)
+}
+
+/** A dependency of the fetch provider's packages (not of the workspace root), from whichever package holds it. */
+function fromPackages(name: string): string {
+  for (const folder of ['web-readers', 'web-fetch-http']) {
+    const manifest = join(root, 'packages', folder, 'package.json')
+    if (!existsSync(manifest)) continue
+    try {
+      return pathToFileURL(createRequire(manifest).resolve(name)).href
+    } catch {}
+  }
+  throw new Error(`bench:wcxb: ${name} is not installed with the fetch provider's packages; run the install first.`)
+}
+const { Readability } = (await import(fromPackages('@mozilla/readability'))) as { Readability: new (document: unknown) => { parse(): { textContent: string } | null } }
+const { parseHTML } = (await import(fromPackages('linkedom'))) as { parseHTML(html: string): { document: unknown } }
+const { stripMarkdown } = (await import(pathToFileURL(values.scorer!).href)) as { stripMarkdown(text: string): string }
+
+interface Truth {
+  ground_truth: { main_content: string; with?: string[]; without?: string[] }
+}
+const metadata = JSON.parse(await readFile(join(values.data!, 'metadata.json'), 'utf8')) as { page_types: string[]; files: Record<string, { page_type: string; spa?: boolean }> }
+let ids = (await readdir(join(values.data!, 'html')))
+  .filter((file) => file.endsWith('.html.gz'))
+  .map((file) => file.slice(0, -'.html.gz'.length))
+  .filter((id) => metadata.files[id] && (!values.type || metadata.files[id]!.page_type === values.type))
+  .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))
+if (values.limit) ids = ids.slice(0, Number(values.limit))
+if (!ids.length) {
+  console.error(`bench:wcxb: no page${values.type ? ` of type "${values.type}" (types: ${metadata.page_types.join(', ')})` : ''} in ${values.data}.`)
+  process.exit(2)
+}
+
+// ---------------------------------------------------------------- the run
+
+const pages = new Map<string, Buffer>()
+for (const id of ids) pages.set(id, await readFile(join(values.data!, 'html', `${id}.html.gz`)))
+const server = createServer((request, response) => {
+  const id = new URL(request.url ?? '/', 'http://x').pathname.replace(/^\//, '').replace(/\.html$/, '')
+  const body = pages.get(id)
+  if (!body) return void response.writeHead(404).end('not found')
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip', 'content-length': body.length })
+  response.end(body)
+})
+await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER, env: {} })
+
+/** Every part of a page through the fetcher (offset paging); a failure is an empty prediction, counted. */
+async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms: number; failed?: string }> {
+  const started = performance.now()
+  let text = ''
+  let offset: number | undefined = 0
+  try {
+    while (offset !== undefined) {
+      const document = await fetcher.fetch({ url: `${base}/${id}.html?${format}`, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
+      text += document.text
+      offset = document.nextOffset
+    }
+  } catch (error) {
+    return { text: '', ms: performance.now() - started, failed: (error as Error).message }
+  }
+  return { text, ms: performance.now() - started }
+}
+
+/** Bare readability's text; where it throws on a page (linkedom's DOM is not a browser's), an empty prediction, counted. */
+let readabilityFailures = 0
+function readability(id: string): string {
+  try {
+    const article = new Readability(parseHTML(gunzipSync(pages.get(id)!).toString('utf8')).document).parse()
+    return article?.textContent ?? ''
+  } catch {
+    readabilityFailures++
+    return ''
+  }
+}
+
+interface PageRow {
+  id: string
+  type: string
+  spa: boolean
+  f1: { text: number; markdown: number; readability: number }
+  with: { text?: number; readability?: number }
+  without: { text?: number; readability?: number }
+  ms: number
+  failed?: string
+}
+
+// One warm-up page so that worker start-up and JIT are not charged to the first page.
+await ours(ids[0]!, 'text')
+const rows: PageRow[] = []
+for (const id of ids) {
+  const truth = (JSON.parse(await readFile(join(values.data!, 'ground-truth', `${id}.json`), 'utf8')) as Truth).ground_truth
+  const text = await ours(id, 'text')
+  const markdown = await ours(id, 'markdown')
+  const bare = readability(id)
+  const textRates = snippetRates(truth, text.text)
+  const bareRates = snippetRates(truth, bare)
+  rows.push({
+    id,
+    type: metadata.files[id]!.page_type,
+    spa: metadata.files[id]!.spa === true,
+    f1: { text: wordF1(truth.main_content, text.text), markdown: wordF1(truth.main_content, stripMarkdown(markdown.text)), readability: wordF1(truth.main_content, bare) },
+    with: { text: textRates.with, readability: bareRates.with },
+    without: { text: textRates.without, readability: bareRates.without },
+    ms: text.ms,
+    ...(text.failed ? { failed: text.failed } : {}),
+  })
+}
+await fetcher.close()
+server.close()
+
+// ---------------------------------------------------------------- the report
+
+const mean = (numbers: (number | undefined)[]) => {
+  const present = numbers.filter((value): value is number => value !== undefined)
+  return present.length ? present.reduce((sum, value) => sum + value, 0) / present.length : NaN
+}
+const median = (numbers: number[]) => {
+  const sorted = [...numbers].sort((a, b) => a - b)
+  return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : NaN
+}
+const f = (value: number) => (Number.isNaN(value) ? '  -  ' : value.toFixed(3))
+
+const groups: [string, PageRow[]][] = [['all', rows], ...metadata.page_types.map((type) => [type, rows.filter((row) => row.type === type)] as [string, PageRow[]]).filter(([, group]) => group.length)]
+console.log(`WCXB dev: ${rows.length} pages${values.type ? ` of type ${values.type}` : ''} (word-level F1, mean over pages; ratio = ours-text / readability)`)
+console.log('type           pages  ours-text  ours-md  readability  ratio  with(ours/bare)  without(ours/bare)  lost>0.3')
+for (const [type, group] of groups) {
+  const text = mean(group.map((row) => row.f1.text))
+  const bare = mean(group.map((row) => row.f1.readability))
+  const lost = group.filter((row) => row.f1.text < row.f1.readability - 0.3).length
+  console.log(
+    `${type.padEnd(14)} ${String(group.length).padStart(5)}  ${f(text).padStart(9)}  ${f(mean(group.map((row) => row.f1.markdown))).padStart(7)}  ${f(bare).padStart(11)}  ${(text / bare).toFixed(2).padStart(5)}  ` +
+      `${`${f(mean(group.map((row) => row.with.text)))}/${f(mean(group.map((row) => row.with.readability)))}`.padStart(15)}  ` +
+      `${`${f(mean(group.map((row) => row.without.text)))}/${f(mean(group.map((row) => row.without.readability)))}`.padStart(18)}  ${String(lost).padStart(8)}`,
+  )
+}
+const failed = rows.filter((row) => row.failed)
+console.log(`ours: median ${median(rows.map((row) => row.ms)).toFixed(1)} ms per page (text, every part); ${failed.length} fetch${failed.length === 1 ? '' : 'es'} failed${failed.length ? ` (${failed.slice(0, 5).map((row) => `${row.id}: ${row.failed}`).join('; ')})` : ''}; readability threw on ${readabilityFailures} page${readabilityFailures === 1 ? '' : 's'} (scored as empty)`)
+const worst = rows.filter((row) => row.f1.text < row.f1.readability - 0.3).sort((a, b) => a.f1.text - a.f1.readability - (b.f1.text - b.f1.readability))
+if (worst.length) console.log(`lost to readability by more than 0.3: ${worst.map((row) => `${row.id} (${row.type} ${f(row.f1.text)} vs ${f(row.f1.readability)})`).slice(0, 20).join(', ')}${worst.length > 20 ? `, and ${worst.length - 20} more` : ''}`)
+if (values.out) {
+  await mkdir(values.out, { recursive: true })
+  await writeFile(join(values.out, 'pages.jsonl'), rows.map((row) => JSON.stringify(row)).join('\n') + '\n')
+  console.log(`per-page rows: ${join(values.out, 'pages.jsonl')}`)
+}
