@@ -30,9 +30,10 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-search-perplexity': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
   'dsh-cache-redis': ['dsh-host', 'dsh-web'],
+  'dsh-run-code': ['dsh-host'],
   'dsh-harness': ['dsh-host'],
   // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
-  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
+  'dsh-cli': ['dsh-harness', 'dsh-run-code', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
 }
 
 /** The packages above every plugin, which may depend on the host: the host itself and the command that bundles it. */

@@ -200,21 +200,6 @@ describe('tools service: inputs are checked before they are logged', () => {
     assert.equal((refusedCall.data as any).input, undefined)
   })
 
-  it('logs a call made from run_code code once, not twice (was: tool/code-dispatch-start and tool/call both held the input)', async () => {
-    const ptc = new Context()
-    ptc.plugin(session, { home })
-    ptc.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 10_000 })
-    ptc.plugin(echo, { prefix: 'echo' })
-    await ptc.start()
-    const s = await ptc.session.create()
-    const marker = 'logged-once-' + 'z'.repeat(64)
-    const outcome = await ptc.tools.invoke('run_code', { code: `await tools.echo({ text: ${JSON.stringify(marker)} })` }, { session: s })
-    assert.equal(outcome.isError, false, outcome.content)
-    const raw = await readFile(join(s.dir, 'events.jsonl'), 'utf8')
-    const holding = raw.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.data.input?.text === marker)
-    assert.deepEqual(holding.map((event) => [event.type, event.visibility, event.data.callId]), [['tool/call', 'log', `${outcome.callId}:code:1`]])
-  })
-
   it('takes its limits from the tools row', async () => {
     const strict = new Context()
     strict.plugin(tools, { mode: 'native', inputMaxDepth: 3, inputMaxBytes: 2048 })
