@@ -1,5 +1,5 @@
 import { type Context, Schema } from 'cordis'
-import type {} from 'dsh-host'
+import { refuseUnknownKeys } from 'dsh-host'
 import { createRunCodeTool, type RunCodeSettings } from './run-code-tool.js'
 
 export const name = 'dsh-run-code'
@@ -19,6 +19,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 /** Registers run_code, the PTC tool: the tools row's `mode: ptc` shows it to the model alone. */
 export function apply(ctx: Context, config: Config) {
+  refuseUnknownKeys(name, Config, config)
   ctx.tools.register(createRunCodeTool(ctx.tools, config))
 }
 

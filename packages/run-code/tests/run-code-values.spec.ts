@@ -141,6 +141,23 @@ describe('run_code values: what JSON cannot carry, the result cap, and stops ins
     }
   })
 
+  it('refuses a config key it does not declare, such as the tools row\'s former runCodeTimeoutMs, naming the known ones', async () => {
+    const wrong = new Context()
+    const failures: unknown[] = []
+    wrong.on('internal/error', (error: unknown) => void failures.push(error))
+    wrong.plugin(tools, { mode: 'ptc' })
+    const fork = wrong.plugin(runCode, { runCodeTimeoutMs: 5000 } as any)
+    await wrong.start()
+    try {
+      const error = (fork.runtime.error ?? fork.error ?? failures[0]) as any
+      assert.equal(error?.code, 'CONFIG_UNKNOWN_KEY', String(error))
+      assert.match(error.message, /dsh-run-code refuses its config: key "runCodeTimeoutMs" is not a config key of this plugin \(known: timeoutMs, maxTimeoutMs, memoryMb, maxResultBytes, outputThreshold\)/)
+      assert.equal(wrong.tools.has('run_code'), false)
+    } finally {
+      await wrong.stop()
+    }
+  })
+
   it('refuses a tool input JSON cannot carry inside the code, naming the path, without calling the tool', async () => {
     const { outcome, structured, events } = await run(`
       try { await tools.echo({ text: 'a', extra: () => 1 }) } catch (error) { return [error.name, error.code, error.message] }
