@@ -1,11 +1,15 @@
 import { type Context, Schema } from 'cordis'
-import { refuseUnknownKeys } from 'dsh-host'
+import { refuseUnknownKeys, type ServiceWait, startWhenProvided } from 'dsh-host'
 import { createRunCodeTool, type RunCodeSettings } from './run-code-tool.js'
 
 export const name = 'dsh-run-code'
 
-/** run_code's code calls the other tools through `ctx.tools`: their list, and the one invocation path. */
-export const inject = ['tools']
+/**
+ * run_code's code calls the other tools through `ctx.tools`: their list, and
+ * the one invocation path. Waited for inside (see apply), so that the config
+ * is checked at once and a row whose tools service nobody provides says so.
+ */
+export const inject = { tools: { required: false } }
 
 export type Config = Required<Pick<RunCodeSettings, 'timeoutMs' | 'maxTimeoutMs' | 'memoryMb' | 'maxResultBytes' | 'outputThreshold'>>
 
@@ -20,7 +24,17 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 /** Registers run_code, the PTC tool: the tools row's `mode: ptc` shows it to the model alone. */
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  ctx.tools.register(createRunCodeTool(ctx.tools, config))
+  const required = { tools: "a tools service: dsh-harness/tools in dsh-harness, or your host's own (docs/host-contract.md)" }
+  waits.set(ctx, startWhenProvided(ctx, { plugin: name, required }, (ready: Context) => {
+    ready.tools.register(createRunCodeTool(ready.tools, config))
+  }))
+}
+
+const waits = new WeakMap<Context, ServiceWait>()
+
+/** The services this plugin still waits for, given the context its apply got: how a host reports the row as pending. */
+export function waitingFor(ctx: Context): string[] {
+  return waits.get(ctx)?.waitingFor() ?? []
 }
 
 export { createRunCodeTool, RUN_CODE_DEFAULTS, type RunCodeInput, type RunCodeSettings, type RunCodeTools } from './run-code-tool.js'
