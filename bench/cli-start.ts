@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const CLI = join(ROOT, 'packages/harness/dist/cli.js')
+const CLI = join(ROOT, 'packages/cli/dist/dsh.js')
 const PRELOAD = join(ROOT, 'bench/support/report-rss.mjs')
 const runsFlag = process.argv.indexOf('--runs')
 const RUNS = runsFlag === -1 ? 10 : Number(process.argv[runsFlag + 1])

@@ -37,7 +37,7 @@ import { articleHtml } from '../tests/page-server.js'
 import { RedisServer } from '../packages/cache-redis/tests/redis-server.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const CLI = join(ROOT, 'packages/harness/dist/cli.js')
+const CLI = join(ROOT, 'packages/cli/dist/dsh.js')
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '300' }, concurrency: { type: 'string', default: '8' } } })
 const CALLS = Number(values.calls)

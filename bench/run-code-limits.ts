@@ -60,9 +60,11 @@ else await parent()
 async function child(codes: string[]) {
   const { Context } = await import('cordis')
   const tools = await import('dsh-harness/tools')
+  const runCode = await import('dsh-run-code')
   const status = (field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024
   const ctx = new Context()
-  ctx.plugin(tools, { mode: 'ptc', runCodeMemoryMb: memoryMb, runCodeMaxTimeoutMs: 600_000 })
+  ctx.plugin(tools, { mode: 'ptc' })
+  ctx.plugin(runCode, { memoryMb, maxTimeoutMs: 600_000 })
   await ctx.start()
   await ctx.tools.invoke('run_code', { code: '1' })
   let peakMarkReset = true

@@ -1,6 +1,7 @@
 // The package graph reads in one direction (contract at the bottom, the seam
 // and the provider kit above it, providers and tools above those, the host
-// beside them, and dsh-cli on top: the command with what its base mounts), and
+// beside them, dsh-mcp on the host, and dsh-cli on top: the command with
+// dsh-mcp's commands and what its base mounts), and
 // no file takes part in an import circle.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -30,13 +31,16 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-search-perplexity': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
   'dsh-cache-redis': ['dsh-host', 'dsh-web'],
+  'dsh-run-code': ['dsh-host'],
   'dsh-harness': ['dsh-host'],
+  // The MCP server and its commands: on the contract's services, and on the host for booting a command's composition.
+  'dsh-mcp': ['dsh-host', 'dsh-harness'],
   // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
-  'dsh-cli': ['dsh-harness', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
+  'dsh-cli': ['dsh-harness', 'dsh-mcp', 'dsh-run-code', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
 }
 
-/** The packages above every plugin, which may depend on the host: the host itself and the command that bundles it. */
-const HOST_SIDE = new Set(['dsh-harness', 'dsh-cli'])
+/** The packages above every plugin, which may depend on the host: the host itself, the MCP server whose commands it runs, and the command that bundles them. */
+const HOST_SIDE = new Set(['dsh-harness', 'dsh-mcp', 'dsh-cli'])
 
 interface WorkspacePackage {
   name: string
@@ -138,7 +142,7 @@ describe('architecture', () => {
     assert.deepEqual([...names].sort(), Object.keys(LAYERS).sort())
   })
 
-  it('declares run-time dependencies only on packages below it, and no plugin any on the host (dsh-harness or dsh-cli)', () => {
+  it('declares run-time dependencies only on packages below it, and no plugin any on the host side (dsh-harness, dsh-mcp or dsh-cli)', () => {
     for (const pkg of packages) {
       const internal = pkg.dependencies.filter((dep) => names.has(dep))
       for (const dep of internal) assert.ok(LAYERS[pkg.name]!.includes(dep), `${pkg.name} depends on ${dep}, which is not below it`)

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 export const ROOT = resolve(import.meta.dirname, '..')
-export const CLI = join(ROOT, 'packages/harness/dist/cli.js')
+export const CLI = join(ROOT, 'packages/cli/dist/dsh.js')
 
 /**
  * No child may reach a real provider, whatever the developer's environment

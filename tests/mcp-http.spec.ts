@@ -59,7 +59,7 @@ describe('dsh mcp --http: two processes on one machine', () => {
     for (const server of [first, second]) {
       const alice = await client(server, tokens.alice)
       assert.equal(alice.getServerVersion()?.name, 'dsh')
-      const { version } = JSON.parse(await readFile(join(ROOT, 'packages/harness/package.json'), 'utf8'))
+      const { version } = JSON.parse(await readFile(join(ROOT, 'packages/mcp/package.json'), 'utf8'))
       assert.equal(alice.getServerVersion()?.version, version)
       const { tools } = await alice.listTools()
       assert.deepEqual(tools.map((tool) => tool.name), ['echo', 'wait_for_file'])

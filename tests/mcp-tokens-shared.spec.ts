@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { RedisConnection } from 'dsh-cache-redis'
 import { RedisServer } from '../packages/cache-redis/tests/redis-server.js'
-import { hashToken } from '../packages/harness/src/mcp/token-store.js'
+import { hashToken } from '../packages/mcp/src/token-store.js'
 import { dsh, onlyJson, ROOT, tempHome } from './helpers.js'
 import { connect, HttpDsh } from './mcp-http-process.js'
 

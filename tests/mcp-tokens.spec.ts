@@ -3,8 +3,9 @@ import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { MemoryStateStore, SharedState } from 'dsh-web'
-import { SharedTokenStore, TOKEN_RECORDS } from '../packages/harness/src/mcp/shared-token-store.js'
-import { FileTokenStore, hashToken, parseLifetime } from '../packages/harness/src/mcp/token-store.js'
+import { SharedTokenStore, TOKEN_RECORDS } from '../packages/mcp/src/shared-token-store.js'
+import { parseLifetime } from 'dsh-harness/cli'
+import { FileTokenStore, hashToken } from '../packages/mcp/src/token-store.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
 
 describe('dsh mcp token', () => {
@@ -141,11 +142,11 @@ describe('FileTokenStore', () => {
   })
 
   it('reads lifetimes in minutes, hours, days and weeks', () => {
-    assert.equal(parseLifetime('90m'), 90 * 60_000)
-    assert.equal(parseLifetime('12h'), 12 * 3_600_000)
-    assert.equal(parseLifetime('30d'), 30 * 86_400_000)
-    assert.equal(parseLifetime('2w'), 14 * 86_400_000)
-    assert.throws(() => parseLifetime('0d'), /--expires takes/)
+    assert.equal(parseLifetime('90m', '--expires'), 90 * 60_000)
+    assert.equal(parseLifetime('12h', '--expires'), 12 * 3_600_000)
+    assert.equal(parseLifetime('30d', '--expires'), 30 * 86_400_000)
+    assert.equal(parseLifetime('2w', '--expires'), 14 * 86_400_000)
+    assert.throws(() => parseLifetime('0d', '--expires'), /--expires takes/)
   })
 })
 

@@ -8,9 +8,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { createHash } from 'node:crypto'
 import { defangFenceMarkers, type ToolInfo } from 'dsh-host'
-import { annotateTool } from '../packages/harness/src/mcp/tool-annotations.js'
-import { toCallToolResult } from '../packages/harness/src/mcp/tool-result.js'
-import { CLI, dsh, LOOPBACK_ONLY, ROOT, tempHome } from './helpers.js'
+import { annotateTool } from '../packages/mcp/src/tool-annotations.js'
+import { toCallToolResult } from '../packages/mcp/src/tool-result.js'
+import { CLI, collectOutput, dsh, LOOPBACK_ONLY, ROOT, type RunResult, tempHome } from './helpers.js'
 import { PageServer } from './page-server.js'
 import { FixtureServer } from './support/fixture-server.js'
 import { untilSessionEvent } from './mcp-session-log.js'
@@ -444,5 +444,31 @@ describe('dsh mcp with a cap on concurrent calls', () => {
     const bytes = await dsh(['mcp', '--max-message-bytes', '4MB'], { home })
     assert.equal(bytes.code, 2)
     assert.match(bytes.stderr, /--max-message-bytes takes a whole number of at least 1024, not "4MB" \(default 4194304\)/)
+  })
+})
+
+describe('dsh mcp lives in dsh-mcp: the bin of dsh-harness alone', () => {
+  const HARNESS_BIN = join(ROOT, 'packages/harness/dist/cli.js')
+  const harnessDsh = (args: string[], home: string) => new Promise<RunResult>((resolve, reject) => {
+    const child = spawn(process.execPath, [HARNESS_BIN, ...args], { cwd: ROOT, env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] })
+    collectOutput(child).then(resolve, reject)
+  })
+  let home: string
+  before(async () => (home = await tempHome()))
+  after(() => rm(home, { recursive: true, force: true }))
+
+  it('says which package has dsh mcp, with exit 2, instead of "unknown command" (dsh-harness does not depend on dsh-mcp)', async () => {
+    for (const args of [['mcp', '--http', '8080'], ['mcp', 'token', 'create', 'ci'], ['mcp', '--help']]) {
+      const result = await harnessDsh(args, home)
+      assert.equal(result.code, 2, args.join(' '))
+      assert.match(result.stderr, /^dsh: dsh mcp comes with the package dsh-mcp, .*install dsh-cli \(npm install -g dsh-cli\)/, args.join(' '))
+      assert.equal(result.stdout, '')
+    }
+    const json = await harnessDsh(['mcp', 'token', 'list', '--json'], home)
+    assert.equal(json.code, 2)
+    assert.equal(JSON.parse(json.stdout).error.code, 'USAGE')
+    // Hidden from the help of this bin, which cannot run it; dsh-cli's dsh lists it where it always stood.
+    assert.doesNotMatch((await harnessDsh(['--help'], home)).stdout, /\bmcp\b/)
+    assert.match((await dsh(['--help'], { home })).stdout, /run-code \[options\] <file>[\s\S]+\n {2}mcp \[options\] +serve the tools over MCP[\s\S]+\n {2}docs /)
   })
 })

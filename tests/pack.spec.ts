@@ -3,6 +3,8 @@
 // tarballs and what this machine already holds, served from loopback).
 // - dsh-tool-web with the contract and the seam pulls neither the MCP SDK, nor
 //   QuickJS, nor TypeScript, nor dsh-harness.
+// - dsh-harness alone (the services, the loader, the CLI) pulls neither the MCP
+//   SDK, nor QuickJS, nor TypeScript: they come with dsh-mcp and dsh-run-code.
 // - `npm install -g dsh-cli` gives a `dsh` that runs from any folder with the
 //   base and presets shipped inside dsh-harness: `dsh tools`, an MCP
 //   `tools/list` over stdio, a config folder of one's own, a plugin installed
@@ -33,6 +35,21 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 async function packAll(destination: string): Promise<Map<string, string>> {
   const folders = (await readdir(join(root, 'packages'))).map((folder) => `packages/${folder}`).filter((folder) => existsSync(join(root, folder, 'package.json')))
   return packFolders(root, [...folders, 'tests/plugins'], destination)
+}
+
+/** Every package folder anywhere under node_modules (nested ones too), scoped ones as `@scope/name`. */
+async function installedAnywhere(modules: string): Promise<Set<string>> {
+  const names = new Set<string>()
+  if (!existsSync(modules)) return names
+  for (const entry of await readdir(modules)) {
+    if (entry.startsWith('.')) continue
+    const packages = entry.startsWith('@') ? (await readdir(join(modules, entry))).map((scoped) => `${entry}/${scoped}`) : [entry]
+    for (const name of packages) {
+      names.add(name)
+      for (const nested of await installedAnywhere(join(modules, name, 'node_modules'))) names.add(nested)
+    }
+  }
+  return names
 }
 
 /** Every package folder under node_modules, scoped ones as `@scope/name`. */
@@ -97,6 +114,41 @@ describe('dsh-tool-web installed alone', () => {
   })
 })
 
+describe('dsh-harness installed alone', () => {
+  let registry: LoopbackRegistry
+  let app: string
+  let found: Set<string>
+  before(async () => {
+    // Its own dependencies (yaml, ajv, commander, cordis as a peer) come from what this machine holds, served from loopback.
+    registry = await startLoopbackRegistry({ tarballs: [...tarballs.values()], store: join(root, 'node_modules', '.pnpm') })
+    app = join(work, 'harness-app')
+    await mkdir(app)
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+    await run('npm', ['install', 'dsh-harness'], { cwd: app, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
+    found = await installedAnywhere(join(app, 'node_modules'))
+  })
+  after(async () => {
+    await registry?.close()
+  })
+
+  it('pulls neither the MCP SDK, nor QuickJS, nor TypeScript (was: all three, with dsh mcp and run_code inside the host)', () => {
+    assert.ok(found.has('dsh-harness') && found.has('dsh-host') && found.has('cordis'), [...found].join(', '))
+    for (const heavy of ['@modelcontextprotocol/sdk', 'quickjs-emscripten', 'typescript', 'ts-blank-space', 'dsh-mcp', 'dsh-run-code']) {
+      assert.ok(!found.has(heavy), `npm install dsh-harness installed ${heavy}`)
+    }
+  })
+
+  it('its own bin runs, and says which package has dsh mcp', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'dsh')
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== undefined)), ...LOOPBACK_ONLY, DSH_HOME: join(work, 'harness-home'), PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) } as Record<string, string>
+    const version = await collectOutput(spawn(bin, ['--version'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }))
+    assert.equal(version.code, 0, version.stderr)
+    const mcp = await collectOutput(spawn(bin, ['mcp', '--preset', 'standard'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }))
+    assert.equal(mcp.code, 2)
+    assert.match(mcp.stderr, /dsh mcp comes with the package dsh-mcp, .*install dsh-cli/)
+  })
+})
+
 describe('dsh-cli installed with npm install -g, from the tarballs alone', () => {
   let registry: LoopbackRegistry
   let prefix: string
@@ -155,6 +207,9 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
   it('runs dsh tools from an empty folder with the base shipped inside the installed dsh-harness', async () => {
     const tools = json(await dsh(['tools', '--json']))
     assert.deepEqual(tools.tools.map((tool: any) => tool.name), ['web_search'])
+    // The ptc preset's run-code row resolves to dsh-run-code, installed beside dsh-harness.
+    const ptc = json(await dsh(['tools', '--json', '--preset', 'ptc']))
+    assert.deepEqual(ptc.tools.map((tool: any) => tool.name), ['run_code'])
     const composition = json(await dsh(['compose', '--json', '--preset', 'standard']))
     assert.deepEqual(composition.layers, [join(harness, 'config', 'base.cordis.yml'), join(harness, 'config', 'presets', 'standard.cordis.yml')])
     assert.deepEqual(
@@ -182,7 +237,8 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     try {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((tool) => tool.name).sort(), ['web_fetch', 'web_search'])
-      assert.deepEqual(client.getServerVersion(), { name: 'dsh', version: JSON.parse(await readFile(join(harness, 'package.json'), 'utf8')).version })
+      const mcp = join(prefix, 'lib', 'node_modules', 'dsh-cli', 'node_modules', 'dsh-mcp')
+      assert.deepEqual(client.getServerVersion(), { name: 'dsh', version: JSON.parse(await readFile(join(mcp, 'package.json'), 'utf8')).version })
     } finally {
       await client.close()
     }

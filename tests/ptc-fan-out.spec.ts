@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
+import * as runCode from 'dsh-run-code'
 import * as toolWeb from 'dsh-tool-web'
 import * as web from 'dsh-web'
 import * as fetchHttp from 'dsh-web-fetch-http'
@@ -71,7 +72,8 @@ describe('PTC fan-out over web_fetch', () => {
     home = await mkdtemp(join(tmpdir(), 'dsh-fan-out-'))
     ctx = new Context()
     ctx.plugin(session, { home })
-    ctx.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 60_000 })
+    ctx.plugin(tools, { mode: 'ptc' })
+    ctx.plugin(runCode, { timeoutMs: 60_000 })
     ctx.plugin(web, { searchProvider: 'none', fetchProvider: 'http' })
     // One site name per page: the fetcher opens at most a few connections per site (PINNED_CONNECTIONS), which is not what this tests.
     const hosts = Array.from({ length: 30 }, (_, index) => `page-${index}.test`)

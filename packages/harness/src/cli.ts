@@ -1,57 +1,7 @@
 #!/usr/bin/env node
-import { format } from 'node:util'
-import type { Output } from './cli/commands.js'
-import { errorDocument, errorMessage, exitCodeOf, EXIT_USAGE, RowsFailedError, UsageError } from './cli/errors.js'
-import { buildProgram, CommanderError, usageFromCommander } from './cli/program.js'
-import { escapeForTerminal } from './cli/terminal.js'
+// The `dsh` bin of dsh-harness alone: every command but dsh mcp, which is
+// dsh-mcp's (dsh-cli's dsh has it); asked for, it says where it is.
+import { runCommandLine } from './cli/main.js'
+import { mcpInAnotherPackage } from './cli/program.js'
 
-// stdout carries only command output (one JSON document with --json, protocol
-// messages under dsh mcp): what plugins print with console.log goes to stderr.
-const toStderr = (...args: unknown[]) => void process.stderr.write(escapeForTerminal(format(...args)) + '\n')
-console.log = toStderr
-console.info = toStderr
-console.debug = toStderr
-
-const io: Output = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-  // Messages quote errors, which may quote a page or a provider: never raw control characters on stderr.
-  err: (text) => process.stderr.write(escapeForTerminal(text.endsWith('\n') ? text : text + '\n')),
-}
-
-const argv = process.argv.slice(2)
-/** --json anywhere before `--`: then even a usage error is one JSON document on stdout. */
-const json = argv.slice(0, argv.indexOf('--') === -1 ? undefined : argv.indexOf('--')).includes('--json')
-
-function fail(error: unknown): void {
-  if (json) io.out(errorDocument(error))
-  else if (error instanceof RowsFailedError) io.err(`dsh: ${error.lines.length === 1 ? 'a row' : `${error.lines.length} rows`} did not start (pass --allow-failed-rows to go on without them):\n${error.lines.map((line) => `dsh: ${line}`).join('\n')}`)
-  else io.err(`dsh: ${errorMessage(error)}`)
-  finish(exitCodeOf(error))
-}
-
-/** Exits once stdout has drained, even if a plugin left a handle open. */
-function finish(code: number): void {
-  process.exitCode = code
-  process.stdout.write('', () => process.exit(code))
-}
-
-let ran = false
-const program = buildProgram(io, (result) => {
-  ran = true
-  result.then(finish, fail)
-})
-
-if (!argv.length) {
-  io.err(program.helpInformation())
-  finish(EXIT_USAGE)
-} else {
-  try {
-    program.parse(argv, { from: 'user' })
-    if (!ran) finish(0)
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') finish(0)
-      else fail(usageFromCommander(error, argv))
-    } else fail(error instanceof UsageError ? error : error)
-  }
-}
+runCommandLine([mcpInAnotherPackage])

@@ -12,3 +12,8 @@ export { CompositionError, parseLayer, readLayer } from './compose/composition-f
 export { mergeLayers } from './compose/merge-rows.js'
 export * as network from './network/index.js'
 export { NetworkPolicy } from './network/index.js'
+// For the packages that add commands to dsh (dsh-mcp): booting a command's composition, and the harness's locked JSON file.
+export { boot } from './cli/commands.js'
+export { withholdToolsWithoutProvider } from './cli/tool-providers.js'
+export { LockedJsonFile } from './locked-json-file.js'
+export { formatBytes } from './json-value.js'

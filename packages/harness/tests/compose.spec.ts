@@ -325,7 +325,7 @@ describe('composition loader', () => {
         outputThreshold: 'plugin default',
       })
       assert.equal(rows.tools.configSources.mode, join(CONFIG_DIR, 'presets/ptc.cordis.yml'))
-      assert.equal(rows.tools.configSources.runCodeTimeoutMs, 'plugin default')
+      assert.equal(rows['run-code'].configSources.timeoutMs, 'plugin default')
       assert.deepEqual(Object.keys(rows.web.configSources), Object.keys(rows.web.config as object))
     } finally {
       await composition.dispose()

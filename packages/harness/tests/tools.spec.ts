@@ -200,19 +200,35 @@ describe('tools service: inputs are checked before they are logged', () => {
     assert.equal((refusedCall.data as any).input, undefined)
   })
 
-  it('logs a call made from run_code code once, not twice (was: tool/code-dispatch-start and tool/call both held the input)', async () => {
+  it('in ptc mode shows the model run_code alone, refuses a direct call to another tool and lets a nested one through, logged only', async () => {
     const ptc = new Context()
     ptc.plugin(session, { home })
-    ptc.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 10_000 })
+    ptc.plugin(tools, { mode: 'ptc' })
     ptc.plugin(echo, { prefix: 'echo' })
+    // run_code as any plugin registers it (dsh-run-code's is tested in its package): here a stand-in that calls echo nested.
+    ptc.inject(['tools'], (inner) => {
+      inner.tools.register({
+        name: 'run_code',
+        description: 'Stand-in for dsh-run-code.',
+        inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        handler: async (_input, call) => {
+          const nested = await inner.tools.invoke('echo', { text: 'from code' }, { session: call.session, signal: call.signal, callId: `${call.callId}:code:1`, nested: true })
+          return { content: nested.content, structured: nested.structured }
+        },
+      })
+    })
     await ptc.start()
+    assert.deepEqual(ptc.tools.roster().map((tool) => tool.name), ['run_code'])
+    assert.deepEqual(ptc.tools.list({ except: 'run_code' }).map((tool) => tool.name), ['echo'])
+    const direct = await ptc.tools.invoke('echo', { text: 'direct' })
+    assert.equal(direct.error?.code, 'TOOL_NOT_EXPOSED')
     const s = await ptc.session.create()
-    const marker = 'logged-once-' + 'z'.repeat(64)
-    const outcome = await ptc.tools.invoke('run_code', { code: `await tools.echo({ text: ${JSON.stringify(marker)} })` }, { session: s })
-    assert.equal(outcome.isError, false, outcome.content)
-    const raw = await readFile(join(s.dir, 'events.jsonl'), 'utf8')
-    const holding = raw.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.data.input?.text === marker)
-    assert.deepEqual(holding.map((event) => [event.type, event.visibility, event.data.callId]), [['tool/call', 'log', `${outcome.callId}:code:1`]])
+    const outcome = await ptc.tools.invoke('run_code', {}, { session: s })
+    assert.equal(outcome.content, 'echo: from code')
+    assert.deepEqual((await s.read()).map((event) => `${event.type}:${event.visibility}:${(event.data as any).tool}`), [
+      'tool/call:surface:run_code', 'tool/call:log:echo', 'tool/result:log:echo', 'tool/result:surface:run_code',
+    ])
+    await ptc.stop()
   })
 
   it('takes its limits from the tools row', async () => {

@@ -79,7 +79,16 @@ export interface InvokeOptions {
   signal?: AbortSignal
   /** Given by the caller (e.g. nested calls `<callId>:code:<n>`); otherwise generated. */
   callId?: string
+  /**
+   * A call made from another tool's code (run_code), not by the model: the
+   * host records it as an audit record (`visibility: 'log'`), and in PTC
+   * mode lets it reach the tools the model does not see.
+   */
+  nested?: boolean
 }
+
+/** The name of the PTC tool: in PTC mode the host shows the model this one tool, whose code calls the others (dsh-run-code registers it). */
+export const RUN_CODE = 'run_code'
 
 /** The argument of the `tools/pre-execute` bail event. */
 export interface ToolPreExecute {
@@ -97,8 +106,8 @@ export interface ToolPreExecute {
 export interface ToolsService {
   register(definition: ToolDefinition): () => void
   has(name: string): boolean
-  /** Every registered tool, by name. */
-  list(): ToolInfo[]
+  /** Every registered tool, by name; `except` leaves one out (run_code lists what its code may call). */
+  list(options?: { except?: string }): ToolInfo[]
   /** The tools the model is shown. */
   roster(): ToolInfo[]
   /** Invokes a tool as the model would; the tool's own failures are outcomes, never throws. */

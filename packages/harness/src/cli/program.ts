@@ -6,8 +6,8 @@ import { UsageError } from './errors.js'
 /**
  * The `dsh` command line: every command, its options, help with examples.
  * This file loads commander and nothing heavy; each action imports the code
- * it runs when it runs (the composition loader and Cordis, the MCP SDK,
- * QuickJS), so `dsh --version` and `dsh COMMAND --help` load none of it.
+ * it runs when it runs (the composition loader and Cordis; dsh-mcp's commands
+ * load the MCP SDK the same way), so `dsh --version` and `dsh COMMAND --help` load none of it.
  */
 
 const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
@@ -44,8 +44,44 @@ function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`
 }
 
-/** The program; `run` receives each action's exit code. */
-export function buildProgram(io: Output, run: (code: Promise<number>) => void): Command {
+/**
+ * What a package that adds commands to dsh gets (dsh-mcp, whose commands
+ * dsh-cli's dsh adds): the program, the output, and the helpers every
+ * command of the harness is built with, so an added command takes the same
+ * boot options, prints the same way and exits with the same codes.
+ */
+export interface CommandLineKit {
+  program: Command
+  io: Output
+  /** An action that runs `load` (given the command's options, arguments and itself) and exits with the code it resolves to. */
+  action(load: (opts: Record<string, any>, args: any[], command: Command) => Promise<number>): (this: Command, ...args: any[]) => void
+  /** Adds the options of every command that boots a composition (and --json unless `json` is false). */
+  withBootOptions(command: Command, json?: boolean): Command
+  /** The boot options a command was given. */
+  globals(opts: Record<string, any>): GlobalOptions
+  /** Help text: `Examples:` and a line each. */
+  examples(...lines: string[]): string
+  /** For a repeatable option. */
+  collect(value: string, previous: string[] | undefined): string[]
+}
+
+/** Adds commands to the program. */
+export type CommandLineExtension = (kit: CommandLineKit) => void
+
+/**
+ * For dsh-harness's own bin, which has no dsh mcp: the command is dsh-mcp's,
+ * and dsh-harness does not depend on it. Says where it is instead of
+ * "unknown command"; hidden, since this dsh cannot run it.
+ */
+export const mcpInAnotherPackage: CommandLineExtension = ({ program, action }) => {
+  program.command('mcp', { hidden: true }).helpOption(false).allowUnknownOption().allowExcessArguments(true)
+    .action(action(async () => {
+      throw new UsageError('dsh mcp comes with the package dsh-mcp, which this dsh (the bin of dsh-harness alone) does not include: install dsh-cli (npm install -g dsh-cli), whose dsh has every command, or run the dsh of a project that depends on dsh-cli.')
+    }))
+}
+
+/** The program; `run` receives each action's exit code; `extensions` add the commands of other packages. */
+export function buildProgram(io: Output, run: (code: Promise<number>) => void, extensions: CommandLineExtension[] = []): Command {
   const program = new Command('dsh')
     .description('Boot a composition of Cordis plugins and use its tools (web_search, web_fetch, run_code)')
     .version(VERSION, '-V, --version', 'print the version of dsh-harness')
@@ -138,52 +174,8 @@ Run any command with --help for its options and examples. Logs go to stderr; std
     .addHelpText('after', examples('dsh run-code script.js', `echo 'return await tools.web_search({ queries: ["x"] })' | dsh run-code -`))
     .action(action(async (opts, [file]) => (await import('./shortcuts.js')).runRunCode(globals(opts), file, io)))
 
-  const mcp = withBootOptions(program.command('mcp'), false)
-    .description('serve the tools over MCP: on stdio, or over Streamable HTTP with --http')
-    .option('--http <[host:]port>', 'serve over Streamable HTTP (stateless) on this address (default host 127.0.0.1)')
-    .option('--max-message-bytes <n>', 'stdio: the largest message (default 4194304)')
-    .option('--max-concurrent-calls <n>', 'calls at once (stdio: per connection, default 8; HTTP: per token and process)')
-    .option('--no-auth', 'HTTP on a loopback address only: accept calls without a token')
-    .option('--allowed-host <name>', 'HTTP: a Host name clients use (repeatable; needed off loopback)', collect)
-    .option('--allowed-origin <origin>', 'HTTP: an Origin browsers may call from (repeatable)', collect)
-    .option('--max-body-bytes <n>', 'HTTP: the largest request body, counted as it streams (default 4194304)')
-    .option('--max-json-depth <n>', 'HTTP: how deep a request\'s JSON may nest, checked before it is parsed (default 128)')
-    .option('--max-connections <n>', 'HTTP: connections open at once (default 256)')
-    .option('--max-pending-connections <n>', 'HTTP: of those, connections without a valid token yet; the oldest is closed for a new one (default 64)')
-    .option('--headers-timeout <ms>', 'HTTP: time to send a request head, then 408 (default 10000)')
-    .option('--calls-per-minute <n>', 'HTTP: calls a minute per token and process, the calls run_code makes included (default 120)')
-    .option('--oauth-issuer <url>', 'HTTP: also accept JWT access tokens of this authorization server')
-    .option('--oauth-audience <uri>', "HTTP: this server's resource identifier, which those tokens must name")
-    .option('--oauth-jwks-url <url>', "HTTP: the issuer's keys, when its metadata does not say")
-    .addHelpText('after', examples('dsh mcp --preset standard', 'dsh mcp --http 8080 --preset standard', 'dsh mcp token create ci-agent --expires 30d'))
-    .action(action(async (opts) =>
-      (await import('./mcp-command.js')).runMcp(globals(opts), io, {
-        http: opts.http,
-        maxMessageBytes: opts.maxMessageBytes,
-        maxConcurrentCalls: opts.maxConcurrentCalls,
-        noAuth: opts.auth === false ? true : undefined,
-        allowedHost: opts.allowedHost,
-        allowedOrigin: opts.allowedOrigin,
-        maxBodyBytes: opts.maxBodyBytes,
-        maxJsonDepth: opts.maxJsonDepth,
-        maxConnections: opts.maxConnections,
-        maxPendingConnections: opts.maxPendingConnections,
-        headersTimeout: opts.headersTimeout,
-        callsPerMinute: opts.callsPerMinute,
-        oauthIssuer: opts.oauthIssuer,
-        oauthAudience: opts.oauthAudience,
-        oauthJwksUrl: opts.oauthJwksUrl,
-      }),
-    ))
-  const token = mcp.command('token').description("the bearer tokens of dsh mcp --http (only a hash is kept: under $DSH_HOME, or in the composition's shared state store)")
-  const tokenAction = (what: string) => action(async (_opts, [name], command) => {
-    const opts = command.optsWithGlobals()
-    return (await import('./mcp-token-command.js')).runMcpToken(globals(opts), name === undefined ? [what] : [what, name], { json: !!opts.json, expires: opts.expires }, io)
-  })
-  withBootOptions(token.command('create')).description('create a token and print it, once').argument('<name>').option('--expires <age>', 'a lifetime: 30d, 12h')
-    .addHelpText('after', examples('dsh mcp token create ci-agents --expires 30d', 'dsh mcp token create ci-agents --config redis-state')).action(tokenAction('create'))
-  withBootOptions(token.command('list')).description('the tokens, without their values, and the store they are in').action(tokenAction('list'))
-  withBootOptions(token.command('revoke')).description('revoke a token: refused on its next request, in every process on its store').argument('<name>').action(tokenAction('revoke'))
+  // Commands other packages add (dsh-mcp's dsh mcp, in dsh-cli's dsh), where dsh mcp has always stood in the help.
+  for (const extend of extensions) extend({ program, io, action, withBootOptions, globals, examples, collect })
 
   const docs = program.command('docs').description('references generated from the code')
   docs.command('tools').description('the tools reference (docs/tools.md) from the registered schemas').argument('[file]', 'write it here instead of stdout').option('--config-dir <dir>', 'the folder holding base.cordis.yml')

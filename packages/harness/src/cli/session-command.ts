@@ -1,9 +1,8 @@
 import type { LeaseHolder } from '../file-lock.js'
-import { parseLifetime } from '../mcp/token-store.js'
+import { parseLifetime } from './lifetime.js'
 import type { SessionService } from '../session/index.js'
 import { listSessions, pruneSessions, type SessionSummary } from '../session/session-catalog.js'
 import { boot, type GlobalOptions, type Output } from './commands.js'
-import { UsageError } from './errors.js'
 import { escapeForTerminal } from './terminal.js'
 
 /** The folder the composition's session row keeps sessions under. */
@@ -31,12 +30,7 @@ export async function runSessionList(options: GlobalOptions, flags: { token?: st
 
 /** `dsh session prune --older-than AGE [--dry-run]`. */
 export async function runSessionPrune(options: GlobalOptions, flags: { olderThan: string; dryRun: boolean }, io: Output): Promise<number> {
-  let age: number
-  try {
-    age = parseLifetime(flags.olderThan, '--older-than')
-  } catch (error: any) {
-    throw new UsageError(error?.message ?? String(error))
-  }
+  const age = parseLifetime(flags.olderThan, '--older-than')
   const home = await sessionsHome(options, io)
   const before = new Date(Date.now() - age)
   const { removed, inUse, held } = await pruneSessions(home, before, { dryRun: flags.dryRun })

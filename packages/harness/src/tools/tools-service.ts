@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { type Context, Service } from 'cordis'
 import { findNonJson } from '../json-value.js'
-import { CodedError, TOOLS_REGISTERED, type InvokeOptions, type JsonValue, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
+import { CodedError, type InvokeOptions, type JsonValue, RUN_CODE, TOOLS_REGISTERED, type ToolDefinition, type ToolInfo, type ToolOutcome, type ToolResult, type ToolsService as ToolsContract } from 'dsh-host'
 import type { ValidateFunction } from 'ajv'
 import { checkInputSchema, compileInputSchema, describeInputErrors } from './validate-input.js'
 import { DEFAULT_INPUT_LIMITS, describeInputRefusal, inspectInput, recordInput } from './input-record.js'
-import { createRunCodeTool, RUN_CODE, type RunCodeHost } from './run-code-tool.js'
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/
 
@@ -16,15 +15,8 @@ interface Registered {
 }
 
 export interface ToolsConfig {
-  /** `native`: every tool with its own schema. `ptc`: the model sees run_code and calls the others from its code. */
+  /** `native`: every tool with its own schema. `ptc`: the model sees run_code (dsh-run-code) and calls the others from its code. */
   mode: 'native' | 'ptc'
-  runCodeTimeoutMs: number
-  runCodeMaxTimeoutMs: number
-  runCodeMemoryMb: number
-  /** Bytes of JSON a run_code result (and one nested call's input) may hold at most (default 10 MB). */
-  runCodeMaxResultBytes?: number
-  /** Characters of model-facing run_code output above which the whole is saved as an artifact. */
-  outputThreshold: number
   /** Deepest nesting of objects and arrays in a tool input (default 64). */
   inputMaxDepth?: number
   /** Largest tool input, in UTF-8 bytes of its JSON text (default 1 MiB). */
@@ -44,19 +36,6 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
   constructor(ctx: Context, config: ToolsConfig) {
     super(ctx, 'tools', true)
     this.config = config
-    if (config.mode === 'ptc') {
-      const host: RunCodeHost = {
-        callable: () => this.list({ except: RUN_CODE }),
-        invoke: (name, input, options) => this.invoke(name, input, options),
-      }
-      this.register(createRunCodeTool(host, {
-        timeoutMs: config.runCodeTimeoutMs,
-        maxTimeoutMs: config.runCodeMaxTimeoutMs,
-        memoryMb: config.runCodeMemoryMb,
-        maxResultBytes: config.runCodeMaxResultBytes,
-        outputThreshold: config.outputThreshold,
-      }))
-    }
   }
 
   /** Registers a tool for as long as the calling plugin lives. */
@@ -109,7 +88,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
   }
 
   /** Invokes a tool as the model would. Never throws for the tool's own failures: they are outcomes. */
-  async invoke(name: string, input: unknown, options: InvokeOptions & { nested?: boolean } = {}): Promise<ToolOutcome> {
+  async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolOutcome> {
     const callId = options.callId ?? `call_${randomBytes(6).toString('hex')}`
     const session = options.session
     const signal = options.signal ?? new AbortController().signal
@@ -164,7 +143,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
   }
 
   /** The refusals that need no more than the name and a JSON input within the limits; undefined when the call may go ahead. */
-  private async check(name: string, entry: Registered | undefined, input: unknown, options: { nested?: boolean }): Promise<ToolResult | undefined> {
+  private async check(name: string, entry: Registered | undefined, input: unknown, options: InvokeOptions): Promise<ToolResult | undefined> {
     const withheld = this.withheld.get(name)
     if (withheld) return failure('TOOL_UNAVAILABLE', `The tool ${name} is not available here: ${withheld}.`)
     if (!entry) {

@@ -313,6 +313,6 @@ export function stopError(kind: StopKind, options: Pick<SandboxLimits, 'timeoutM
     case 'calls':
       return error('CODE_RESOURCE_LIMIT', 'ToolCallLimitError', `The code tried to make more than ${options.maxToolCalls} tool calls, the most one run may make, and was stopped.`)
     case 'result-size':
-      return error('CODE_RESOURCE_LIMIT', 'ResultSizeError', `The result is more than ${options.maxResultBytes} bytes of JSON, the most run_code returns (runCodeMaxResultBytes); return a smaller value, such as a summary or a slice.`)
+      return error('CODE_RESOURCE_LIMIT', 'ResultSizeError', `The result is more than ${options.maxResultBytes} bytes of JSON, the most run_code returns (maxResultBytes of the run-code row); return a smaller value, such as a summary or a slice.`)
   }
 }

@@ -1,9 +1,7 @@
-import { defaultHome } from '../home.js'
-import { selectTokenStore } from '../mcp/select-token-store.js'
-import { parseLifetime, type TokenRecord, type TokenStore } from '../mcp/token-store.js'
-import { boot, type GlobalOptions, type Output } from './commands.js'
-import { UsageError } from './errors.js'
-import { escapeForTerminal } from './terminal.js'
+import { boot, defaultHome } from 'dsh-harness'
+import { escapeForTerminal, type GlobalOptions, type Output, parseLifetime, UsageError } from 'dsh-harness/cli'
+import { selectTokenStore } from './select-token-store.js'
+import type { TokenRecord, TokenStore } from './token-store.js'
 
 const USAGE = 'usage: dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json] [--preset NAME] [--config FILE]'
 
@@ -21,7 +19,7 @@ export async function runMcpToken(options: GlobalOptions, args: string[], flags:
   if (flags.expires !== undefined && action !== 'create') throw new UsageError('--expires goes with dsh mcp token create.')
   if (action !== 'list' && !name) throw new UsageError(`usage: dsh mcp token ${action} NAME${action === 'create' ? ' [--expires 30d]' : ''}`)
   if (action === 'list' && name) throw new UsageError('usage: dsh mcp token list [--json]')
-  const expiresAt = flags.expires === undefined ? undefined : new Date(Date.now() + lifetime(flags.expires))
+  const expiresAt = flags.expires === undefined ? undefined : new Date(Date.now() + parseLifetime(flags.expires, '--expires'))
   const composition = await boot(options, io, { prefix: 'dsh mcp token' })
   try {
     const store = selectTokenStore(composition.ctx.get('web'), defaultHome())
@@ -58,14 +56,6 @@ async function runAction(store: TokenStore, action: string, name: string | undef
       else io.out(escapeForTerminal(`Revoked the MCP token "${name}" (${record.revoked}) in ${store.describe()}; every dsh mcp --http that checks tokens there refuses it from its next request.`))
       return 0
     }
-  }
-}
-
-function lifetime(text: string): number {
-  try {
-    return parseLifetime(text)
-  } catch (error: any) {
-    throw new UsageError(error.message)
   }
 }
 

@@ -2,7 +2,7 @@ import process from 'node:process'
 import type { Readable, Writable } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
-import { formatBytes } from '../json-value.js'
+import { formatBytes } from 'dsh-harness'
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 

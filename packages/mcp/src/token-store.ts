@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { CodedError, type CodedErrorOptions } from 'dsh-host'
-import { LockedJsonFile } from '../locked-json-file.js'
+import { LockedJsonFile } from 'dsh-harness'
 
 /**
  * Bearer tokens for `dsh mcp --http`. A token is shown once, when it is
@@ -84,16 +84,6 @@ export function checkRecords(byHash: Map<string, TokenRecord>, token: string, no
 
 export function tokenExists(name: string): TokenError {
   return new TokenError('MCP_TOKEN_EXISTS', `A token named "${name}" exists already; revoke it first (dsh mcp token revoke ${name}) or choose another name.`)
-}
-
-/** `30d`, `12h`, `90m`: a lifetime in milliseconds. */
-export function parseLifetime(text: string, flag = '--expires'): number {
-  const match = /^(\d{1,6})([mhdw])$/.exec(text.trim())
-  if (!match || Number(match[1]) < 1) {
-    throw new TokenError('INVALID_ARGUMENT', `${flag} takes a whole number of minutes, hours, days or weeks, like 90m, 12h, 30d or 8w, not "${text}".`)
-  }
-  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[match[2] as 'm' | 'h' | 'd' | 'w']
-  return Number(match[1]) * unit
 }
 
 interface StoreFile {

@@ -1,7 +1,7 @@
-import { cleanUntrustedLine, fenceUntrusted, type JsonValue, limitOutput, writeArtifact } from 'dsh-host'
+import { cleanUntrustedLine, fenceUntrusted, type JsonValue, limitOutput, RUN_CODE, writeArtifact } from 'dsh-host'
 import type { NestedCall } from './code-calls.js'
 import type { RunnerResult } from './code-runner.js'
-import type { InvokeOptions, ToolCallContext, ToolDefinition, ToolInfo, ToolOutcome, ToolResult } from 'dsh-host'
+import type { ToolCallContext, ToolDefinition, ToolInfo, ToolResult, ToolsService } from 'dsh-host'
 
 export interface RunCodeSettings {
   timeoutMs: number
@@ -26,13 +26,13 @@ export const RUN_CODE_DEFAULTS = {
   maxLogChars: 1_000_000,
 } as const
 
-export interface RunCodeHost {
-  /** The tools the code may call (everything but run_code). */
-  callable(): ToolInfo[]
-  invoke(name: string, input: unknown, options: InvokeOptions & { nested: true }): Promise<ToolOutcome>
-}
+/** What run_code needs of the registry: the tools its code may call, and the one invocation path (each call `nested`). */
+export type RunCodeTools = Pick<ToolsService, 'list' | 'invoke'>
 
-export const RUN_CODE = 'run_code'
+/** The tools the code may call: everything but run_code. */
+function callable(tools: RunCodeTools): ToolInfo[] {
+  return tools.list({ except: RUN_CODE })
+}
 
 /** The PTC transport's one tool: the model writes JavaScript that calls the other tools. */
 export interface RunCodeInput {
@@ -41,11 +41,11 @@ export interface RunCodeInput {
   timeout_ms?: number
 }
 
-export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings): ToolDefinition<RunCodeInput> {
+export function createRunCodeTool(tools: RunCodeTools, settings: RunCodeSettings): ToolDefinition<RunCodeInput> {
   return {
     name: RUN_CODE,
     get description() {
-      return describeRunCode(host.callable(), settings)
+      return describeRunCode(callable(tools), settings)
     },
     effects: ['code_exec'],
     inputSchema: {
@@ -58,15 +58,15 @@ export function createRunCodeTool(host: RunCodeHost, settings: RunCodeSettings):
       required: ['code'],
       additionalProperties: false,
     },
-    handler: (input, call) => runCode(host, settings, input, call),
+    handler: (input, call) => runCode(tools, settings, input, call),
   }
 }
 
-async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunCodeInput, call: ToolCallContext): Promise<ToolResult> {
+async function runCode(tools: RunCodeTools, settings: RunCodeSettings, input: RunCodeInput, call: ToolCallContext): Promise<ToolResult> {
   const limits = { ...RUN_CODE_DEFAULTS, ...definedOnly(settings) }
   // The interpreter (QuickJS), the parser (acorn) and the worker load with the first run, not with every command that boots.
   const [{ NestedCalls }, { runCodeInWorker }] = await Promise.all([import('./code-calls.js'), import('./code-runner.js')])
-  const calls = new NestedCalls(host, call, { maxConcurrent: limits.maxConcurrentCalls, graceMs: limits.cancelGraceMs })
+  const calls = new NestedCalls(tools, call, { maxConcurrent: limits.maxConcurrentCalls, graceMs: limits.cancelGraceMs })
   let result: RunnerResult
   try {
     result = await runCodeInWorker({
@@ -78,7 +78,7 @@ async function runCode(host: RunCodeHost, settings: RunCodeSettings, input: RunC
       maxToolCalls: limits.maxToolCalls,
       maxLogChars: limits.maxLogChars,
       signal: call.signal,
-      toolNames: host.callable().map((tool) => tool.name),
+      toolNames: callable(tools).map((tool) => tool.name),
       callTool: (tool, toolInput) => calls.call(tool, toolInput),
     })
   } finally {

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
+import * as runCode from '../src/index.js'
 import * as echo from '../../../tests/plugins/echo-tool.mjs'
 
 describe('run_code values: what JSON cannot carry, the result cap, and stops inside host calls', () => {
@@ -16,7 +17,8 @@ describe('run_code values: what JSON cannot carry, the result cap, and stops ins
     ctx = new Context()
     ctx.plugin(session, { home })
     // 64 MB: room for a result past the 10 MB cap, and its JSON text beside it.
-    ctx.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 5000, runCodeMemoryMb: 64 })
+    ctx.plugin(tools, { mode: 'ptc' })
+    ctx.plugin(runCode, { timeoutMs: 5000, memoryMb: 64 })
     ctx.plugin(echo, { prefix: 'echo' })
     await ctx.start()
   })
@@ -113,7 +115,7 @@ describe('run_code values: what JSON cannot carry, the result cap, and stops ins
   it('refuses a result past 10 MB of JSON with CODE_RESOURCE_LIMIT, counting UTF-8 bytes, and returns one just under it', async () => {
     const large = await run(`'x'.repeat(10 * 1024 * 1024 + 1)`)
     assert.equal(large.outcome.error?.code, 'CODE_RESOURCE_LIMIT', large.outcome.content)
-    assert.match(large.outcome.error!.message, /more than 10485760 bytes of JSON, the most run_code returns \(runCodeMaxResultBytes\)/)
+    assert.match(large.outcome.error!.message, /more than 10485760 bytes of JSON, the most run_code returns \(maxResultBytes of the run-code row\)/)
     // 6 million characters, 12 million bytes of UTF-8: under the cap in characters, over it in bytes.
     const wide = await run(`'é'.repeat(6 * 1000 * 1000)`)
     assert.equal(wide.outcome.error?.code, 'CODE_RESOURCE_LIMIT', wide.outcome.content)
@@ -122,10 +124,11 @@ describe('run_code values: what JSON cannot carry, the result cap, and stops ins
     assert.equal(fits.structured.result.length, 10 * 1024 * 1024 - 2)
   })
 
-  it("takes the result cap from the tools row's runCodeMaxResultBytes", async () => {
+  it("takes the result cap from the run-code row's maxResultBytes", async () => {
     const small = new Context()
     small.plugin(session, { home })
-    small.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 5000, runCodeMaxResultBytes: 2048 })
+    small.plugin(tools, { mode: 'ptc' })
+    small.plugin(runCode, { timeoutMs: 5000, maxResultBytes: 2048 })
     await small.start()
     try {
       const over = await small.tools.invoke('run_code', { code: `'x'.repeat(4000)` })
@@ -135,6 +138,23 @@ describe('run_code values: what JSON cannot carry, the result cap, and stops ins
       assert.equal(under.isError, false, under.content)
     } finally {
       await small.stop()
+    }
+  })
+
+  it('refuses a config key it does not declare, such as the tools row\'s former runCodeTimeoutMs, naming the known ones', async () => {
+    const wrong = new Context()
+    const failures: unknown[] = []
+    wrong.on('internal/error', (error: unknown) => void failures.push(error))
+    wrong.plugin(tools, { mode: 'ptc' })
+    const fork = wrong.plugin(runCode, { runCodeTimeoutMs: 5000 } as any)
+    await wrong.start()
+    try {
+      const error = (fork.runtime.error ?? fork.error ?? failures[0]) as any
+      assert.equal(error?.code, 'CONFIG_UNKNOWN_KEY', String(error))
+      assert.match(error.message, /dsh-run-code refuses its config: key "runCodeTimeoutMs" is not a config key of this plugin \(known: timeoutMs, maxTimeoutMs, memoryMb, maxResultBytes, outputThreshold\)/)
+      assert.equal(wrong.tools.has('run_code'), false)
+    } finally {
+      await wrong.stop()
     }
   })
 

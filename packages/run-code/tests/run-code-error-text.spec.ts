@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
+import * as runCode from '../src/index.js'
 
 /** Control characters but the line feed between parts, bidi controls, zero-width characters. */
 const UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
@@ -17,7 +18,8 @@ describe('run_code: the error text the code sets is shown cleaned', () => {
     home = await mkdtemp(join(tmpdir(), 'dsh-ptc-error-text-'))
     ctx = new Context()
     ctx.plugin(session, { home })
-    ctx.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 5000, runCodeMemoryMb: 16 })
+    ctx.plugin(tools, { mode: 'ptc' })
+    ctx.plugin(runCode, { timeoutMs: 5000, memoryMb: 16 })
     await ctx.start()
   })
   after(async () => {

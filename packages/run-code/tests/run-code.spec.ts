@@ -7,9 +7,10 @@ import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
+import * as runCode from '../src/index.js'
 import * as echo from '../../../tests/plugins/echo-tool.mjs'
 import * as refuse from '../../../tests/plugins/refuse-policy.mjs'
-import { CODE_WORKER_MODULE } from '../src/tools/code-runner.js'
+import { CODE_WORKER_MODULE } from '../src/code-runner.js'
 
 describe('run_code (PTC transport)', () => {
   let home: string
@@ -18,7 +19,8 @@ describe('run_code (PTC transport)', () => {
     home = await mkdtemp(join(tmpdir(), 'dsh-ptc-'))
     ctx = new Context()
     ctx.plugin(session, { home })
-    ctx.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 2000, runCodeMemoryMb: 16 })
+    ctx.plugin(tools, { mode: 'ptc' })
+    ctx.plugin(runCode, { timeoutMs: 2000, memoryMb: 16 })
     ctx.plugin(echo, { prefix: 'echo', effects: ['net_read'] })
     await ctx.start()
   })
@@ -207,22 +209,44 @@ describe('run_code (PTC transport)', () => {
   })
 })
 
+describe('run_code in the session log', () => {
+  let home: string
+  before(async () => (home = await mkdtemp(join(tmpdir(), 'dsh-ptc-log-'))))
+  after(() => rm(home, { recursive: true, force: true }))
+
+  it('logs a call made from run_code code once, not twice (was: tool/code-dispatch-start and tool/call both held the input)', async () => {
+    const ptc = new Context()
+    ptc.plugin(session, { home })
+    ptc.plugin(tools, { mode: 'ptc' })
+    ptc.plugin(runCode, { timeoutMs: 10_000 })
+    ptc.plugin(echo, { prefix: 'echo' })
+    await ptc.start()
+    const s = await ptc.session.create()
+    const marker = 'logged-once-' + 'z'.repeat(64)
+    const outcome = await ptc.tools.invoke('run_code', { code: `await tools.echo({ text: ${JSON.stringify(marker)} })` }, { session: s })
+    assert.equal(outcome.isError, false, outcome.content)
+    const raw = await readFile(join(s.dir, 'events.jsonl'), 'utf8')
+    const holding = raw.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.data.input?.text === marker)
+    assert.deepEqual(holding.map((event) => [event.type, event.visibility, event.data.callId]), [['tool/call', 'log', `${outcome.callId}:code:1`]])
+  })
+})
+
 describe('run_code worker code', () => {
   const job = { timeoutMs: 5000, memoryBytes: 16 * 1048576, maxResultBytes: 65536, maxToolCalls: 0, maxLogChars: 1000, toolNames: [], callTool: async () => 'null' }
 
   it('runs from the TypeScript source under tsx, so an edit needs no build (it ran ../dist/tools/code-worker.js, which can be stale)', async () => {
-    assert.equal(CODE_WORKER_MODULE.href, new URL('../src/tools/code-worker.ts', import.meta.url).href)
+    assert.equal(CODE_WORKER_MODULE.href, new URL('../src/code-worker.ts', import.meta.url).href)
     // A copy of src/ inside the package (so that its imports resolve), whose
     // worker is edited to change every result: no build has that edit.
     const copy = await mkdtemp(fileURLToPath(new URL('../.worker-source-test-', import.meta.url)))
     try {
       await cp(fileURLToPath(new URL('../src', import.meta.url)), join(copy, 'src'), { recursive: true })
-      const worker = join(copy, 'src', 'tools', 'code-worker.ts')
+      const worker = join(copy, 'src', 'code-worker.ts')
       // Imports are hoisted, so this runs first, before the worker posts its result.
       await writeFile(worker, `{ const post = parentPort!.postMessage.bind(parentPort!)\n` +
         `  parentPort!.postMessage = (message: any) => post(message.type === 'done' ? { type: 'done', result: { json: '"edited source"' } } : message) }\n` +
         await readFile(worker, 'utf8'))
-      const copied = (await import(pathToFileURL(join(copy, 'src', 'tools', 'code-runner.ts')).href)) as typeof import('../src/tools/code-runner.js')
+      const copied = (await import(pathToFileURL(join(copy, 'src', 'code-runner.ts')).href)) as typeof import('../src/code-runner.js')
       const result = await copied.runCodeInWorker({ ...job, code: '1 + 1', language: 'javascript', signal: new AbortController().signal })
       assert.equal(result.value, 'edited source', 'the worker ran the edited source')
     } finally {
@@ -231,8 +255,8 @@ describe('run_code worker code', () => {
   })
 
   it('runs the compiled worker beside the compiled runner, as in production', async () => {
-    const built = (await import(new URL('../dist/tools/code-runner.js', import.meta.url).href)) as typeof import('../src/tools/code-runner.js')
-    assert.equal(built.CODE_WORKER_MODULE.href, new URL('../dist/tools/code-worker.js', import.meta.url).href)
+    const built = (await import(new URL('../dist/code-runner.js', import.meta.url).href)) as typeof import('../src/code-runner.js')
+    assert.equal(built.CODE_WORKER_MODULE.href, new URL('../dist/code-worker.js', import.meta.url).href)
     const result = await built.runCodeInWorker({ ...job, code: '1 + 1', language: 'javascript', signal: new AbortController().signal })
     assert.equal(result.value, 2)
   })

@@ -1,4 +1,4 @@
-import type { InvokeOptions, JsonValue, SessionEvent, SessionHandle, ToolCallContext, ToolOutcome } from 'dsh-host'
+import type { JsonValue, SessionEvent, SessionHandle, ToolCallContext, ToolOutcome, ToolsService } from 'dsh-host'
 import { ToolCallFailure } from './code-sandbox.js'
 
 export type NestedCallOutcome = 'ok' | 'error' | 'cancelled'
@@ -18,10 +18,6 @@ export interface NestedCall {
   startedAt?: string
   /** False for a call that had not ended when the run reported: it was abandoned, and nothing it does later is recorded. */
   settled?: boolean
-}
-
-export interface NestedCallHost {
-  invoke(name: string, input: unknown, options: InvokeOptions & { nested: true }): Promise<ToolOutcome>
 }
 
 interface Running {
@@ -60,7 +56,7 @@ export class NestedCalls {
   private open = true
   private counter = 0
 
-  constructor(private readonly host: NestedCallHost, private readonly parent: ToolCallContext, private readonly limits: NestedCallLimits) {
+  constructor(private readonly tools: Pick<ToolsService, 'invoke'>, private readonly parent: ToolCallContext, private readonly limits: NestedCallLimits) {
     const onAbort = () => this.controller.abort()
     if (parent.signal.aborted) onAbort()
     else parent.signal.addEventListener('abort', onAbort, { once: true })
@@ -106,7 +102,7 @@ export class NestedCalls {
     record.startedAt = new Date(entry.started).toISOString()
     record.outcome = 'running'
     await this.session?.append('tool/code-dispatch-start', { callId, parentCallId: this.parent.callId, tool, queuedAt: record.queuedAt, startedAt: record.startedAt })
-    const outcome = await this.host.invoke(tool, input, { session: this.session, signal: this.controller.signal, callId, nested: true })
+    const outcome = await this.tools.invoke(tool, input, { session: this.session, signal: this.controller.signal, callId, nested: true })
     if (record.outcome !== 'running') return outcome
     record.outcome = this.controller.signal.aborted ? 'cancelled' : outcome.isError ? 'error' : 'ok'
     if (outcome.error) record.code = outcome.error.code

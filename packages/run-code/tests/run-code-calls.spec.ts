@@ -7,6 +7,7 @@ import { Context } from 'cordis'
 import { WebError } from 'dsh-web'
 import * as session from 'dsh-harness/session'
 import * as tools from 'dsh-harness/tools'
+import * as runCode from '../src/index.js'
 import * as echo from '../../../tests/plugins/echo-tool.mjs'
 
 /** What the test tools saw, and a way to let the stubborn one finish. */
@@ -57,7 +58,8 @@ describe('run_code nested tool calls: caps, and cancellation when the run ends',
     home = await mkdtemp(join(tmpdir(), 'dsh-ptc-calls-'))
     ctx = new Context()
     ctx.plugin(session, { home })
-    ctx.plugin(tools, { mode: 'ptc', runCodeTimeoutMs: 10_000, runCodeMemoryMb: 16 })
+    ctx.plugin(tools, { mode: 'ptc' })
+    ctx.plugin(runCode, { timeoutMs: 10_000, memoryMb: 16 })
     ctx.plugin(echo, { prefix: 'echo' })
     ctx.plugin(slowTools)
     await ctx.start()

@@ -2,24 +2,23 @@ import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { Composition } from '../compose/boot.js'
-import type { Session, SessionService } from '../session/index.js'
-import type { ToolsService } from '../tools/index.js'
+import type { Context } from 'cordis'
+import type { SessionHandle, SessionsService, ToolsService } from 'dsh-host'
 import { DEFAULT_MAX_MESSAGE_BYTES, LineStdioTransport } from './stdio-transport.js'
 import { annotateTool } from './tool-annotations.js'
 import { toCallToolResult } from './tool-result.js'
 
 export const DEFAULT_MAX_CONCURRENT_CALLS = 8
 
-/** The name MCP clients see, and the harness's version from its package.json. */
+/** The name MCP clients see, and the version of dsh-mcp from its package.json. */
 export const SERVER_NAME = 'dsh'
-export const SERVER_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
+export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 /** What a transport decides before a call runs: the session to record it in, or a refusal. */
 export type CallTicket =
-  | { session: Session; signal?: AbortSignal; meta?: Record<string, unknown>; /** The call's id, when the transport must know it (to tell its calls from those run_code makes). */ callId?: string; done(): void }
+  | { session: SessionHandle; signal?: AbortSignal; meta?: Record<string, unknown>; /** The call's id, when the transport must know it (to tell its calls from those run_code makes). */ callId?: string; done(): void }
   | { refused: CallToolResult }
 
 export interface ToolServerOptions {
@@ -76,7 +75,8 @@ export function createToolServer(options: ToolServerOptions): Server {
 }
 
 export interface McpServeOptions {
-  composition: Composition
+  /** The composition's context, whose `tools` and `session` services are served. */
+  ctx: Context
   /** Where logs go; stdout carries protocol messages only. */
   log(text: string): void
   /** Longest message read from stdin, in bytes (default 4 MiB); a longer one is answered with an error and the connection carries on. */
@@ -85,10 +85,10 @@ export interface McpServeOptions {
   maxConcurrentCalls?: number
 }
 
-/** The tools and session services of a composition, or a message saying which rows to check. */
-export function mcpServices(composition: Composition): { tools: ToolsService; sessions: SessionService } {
-  const tools = composition.ctx.get('tools') as ToolsService | undefined
-  const sessions = composition.ctx.get('session') as SessionService | undefined
+/** The tools and session services of a composition (the contract's), or a message saying which rows to check. */
+export function mcpServices(ctx: Context): { tools: ToolsService; sessions: SessionsService } {
+  const tools = ctx.get('tools') as ToolsService | undefined
+  const sessions = ctx.get('session') as SessionsService | undefined
   if (!tools || !sessions) throw new Error('dsh mcp needs the tools and session services; check the rows with dsh compose.')
   return { tools, sessions }
 }
@@ -100,8 +100,8 @@ export function mcpServices(composition: Composition): { tools: ToolsService; se
  * connection carries on.
  */
 export async function serveMcp(options: McpServeOptions): Promise<void> {
-  const { composition, log } = options
-  const { tools, sessions } = mcpServices(composition)
+  const { ctx, log } = options
+  const { tools, sessions } = mcpServices(ctx)
   const session = await sessions.create()
   await session.append('mcp/session-start', { transport: 'stdio', token: null, pid: process.pid }, { visibility: 'log' })
   log(`dsh mcp: serving ${tools.roster().length} tool(s); session ${session.id} at ${session.dir}`)

@@ -4,9 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
-import type { ToolPreExecute } from 'dsh-host'
-import type { Session, SessionService } from '../session/index.js'
-import type { ToolsService } from '../tools/index.js'
+import type { SessionHandle, SessionsService, ToolPreExecute, ToolsService } from 'dsh-host'
 import { CallLimits, type CallLimitSettings } from './call-limits.js'
 import { type BodyLimits, describeBodyRefusal, readBody } from './http-body.js'
 import { type ConnectionLimits, ConnectionGate, REQUEST_TIMEOUT_MS } from './http-connections.js'
@@ -17,7 +15,7 @@ export const MCP_PATH = '/mcp'
 
 export interface HttpServeOptions {
   tools: ToolsService
-  sessions: SessionService
+  sessions: SessionsService
   /** The composition's context: the server counts the calls run_code makes (tools/pre-execute) against their token's limits. */
   ctx: Context
   host: string
@@ -42,7 +40,7 @@ export class McpHttpServer {
   private readonly http: HttpServer
   private readonly limits: CallLimits
   private readonly connections: ConnectionGate
-  private readonly sessions = new Map<string, Promise<Session>>()
+  private readonly sessions = new Map<string, Promise<SessionHandle>>()
   /** The token each session of this server records, by session id: a call made from run_code carries its parent's session. */
   private readonly sessionTokens = new Map<string, string>()
   /** The ids of the calls admitted here (the clients' own calls), while they run. */
@@ -163,7 +161,7 @@ export class McpHttpServer {
           if (!res.writableFinished) controller.abort(new Error('The client closed the connection before the answer.'))
         }
         res.once('close', onClose)
-        let session: Session
+        let session: SessionHandle
         try {
           session = await this.sessionFor(token)
         } catch (error) {
@@ -220,7 +218,7 @@ export class McpHttpServer {
   }
 
   /** The session a token's calls are recorded in: one per token per process, made at its first call. */
-  private sessionFor(token: string): Promise<Session> {
+  private sessionFor(token: string): Promise<SessionHandle> {
     let pending = this.sessions.get(token)
     if (!pending) {
       pending = (async () => {
