@@ -122,7 +122,7 @@ describe('dsh CLI', () => {
     for (const command of [['tools'], ['compose'], ['doctor'], ['mcp', 'token', 'list']]) {
       const result = await dsh([...command, '--preset', 'standrd'], { home })
       assert.equal(result.code, 2, `${command.join(' ')}: ${result.stderr}`)
-      assert.match(result.stderr, /There is no preset "standrd" \(did you mean standard\?\): --preset takes the name of a shipped preset \(minimal, ptc, standard, web\)/)
+      assert.match(result.stderr, /There is no preset "standrd" \(did you mean standard\?\): --preset takes the name of a shipped preset \(minimal, ptc, render, standard, web\)/)
     }
     const far = await dsh(['tools', '--json', '--preset', 'nothing-like-it'], { home })
     assert.equal(far.code, 2)
