@@ -10,7 +10,11 @@
  *    that fetches JSON from its own origin, one that writes after a timer),
  *    each fetched through createHttpFetcher (static) and through
  *    createBrowserFetcher (rendered, Debian's Chromium), both with loopback
- *    trusted by privateHosts and no proxy. The two modes are interleaved page
+ *    trusted by privateHosts, no proxy, and a resolver that answers no name:
+ *    the images, styles and scripts the stored pages load from their sites'
+ *    hosts are refused at once (and counted), so nothing leaves loopback and
+ *    the rendered figures are a floor of what the same pages cost on the
+ *    open web, where those loads happen. The two modes are interleaved page
  *    by page, which one goes first alternating, so that the machine's load,
  *    which other work on it changes from minute to minute, weighs on both
  *    alike. Printed: median and p95 milliseconds per page for each mode and
@@ -44,7 +48,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { FetchProvider, FetchedDocument, PageOutcomeKind } from 'dsh-web'
 import { createBrowserFetcher } from 'dsh-web-fetch-browser'
-import { createHttpFetcher } from 'dsh-web-fetch-http'
+import { type LookupFunction, createHttpFetcher } from 'dsh-web-fetch-http'
 import { type TreeRss, readTreeRss } from './support/process-tree-rss.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -121,8 +125,15 @@ await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 const pageUrl = (id: string) => (fixtureIds.includes(id) ? `${base}/fixture/${id}` : `${base}/${id}.html`)
 
+// The benchmark's pages load images, styles and scripts from their sites' hosts: in this run no name resolves
+// (nothing is asked of real DNS, nothing leaves loopback), so those requests are refused at once and counted.
+const namesAsked = new Set<string>()
+const resolveNothing: LookupFunction = (hostname, _options, callback) => {
+  namesAsked.add(hostname)
+  queueMicrotask(() => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []))
+}
 // Explicit settings, never the machine's proxy variables: both fetchers go direct to the loopback server.
-const common = { env: {}, privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER }
+const common = { env: {}, lookup: resolveNothing, privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER }
 const staticFetcher = createHttpFetcher(common)
 const browser = createBrowserFetcher({ ...common, executablePath: values.chromium! })
 
@@ -209,6 +220,7 @@ for (const [position, id] of [...sampleIds, ...fixtureIds].entries()) {
 }
 clearInterval(sampler)
 const launches = browser.status().launches
+const refusedBySample = sampleIds.map((id) => timings.rendered.get(id)!.document?.provenance.refused?.count ?? 0)
 
 function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return NaN
@@ -237,6 +249,10 @@ for (const [label, ids] of [[`benchmark sample (${sampleIds.length})`, sampleIds
   }
   console.log(`${label.padEnd(22)} ratio rendered / static: median x${(rows.rendered.median / rows.static.median).toFixed(1)}, p95 x${(rows.rendered.p95 / rows.static.p95).toFixed(1)}`)
 }
+console.log(
+  `requests the ${sampleIds.length} sample pages made in the browser beyond the loopback server, refused (no name resolves in this run): ${refusedBySample.reduce((sum, count) => sum + count, 0)} ` +
+    `(${refusedBySample.filter((count) => count > 0).length} pages, at most ${Math.max(...refusedBySample)} on one); ${namesAsked.size} host names asked of the run's resolver`,
+)
 for (const id of fixtureIds) {
   console.log(`  ${id}: static ${describeReading(fixtureStatic.get(id)!)}; rendered ${timings.rendered.get(id)!.ms.toFixed(0)} ms, ${describeReading(timings.rendered.get(id)!)}`)
 }
