@@ -152,7 +152,11 @@ async function read(fetcher: FetchProvider, url: string): Promise<Reading> {
     return { ms: performance.now() - started, error: (error as Error).message }
   }
 }
-const describeReading = (reading: Reading) => (reading.error ? `failed: ${reading.error}` : `${reading.document!.outcome?.kind ?? 'no outcome'}, ${reading.document!.text.length} chars`)
+function describeReading(reading: Reading): string {
+  if (reading.error) return `failed: ${reading.error}`
+  const outcome = reading.document!.outcome
+  return `${outcome?.kind ?? 'no outcome'}${outcome?.evidence ? ` (${outcome.evidence})` : ''}, ${reading.document!.text.length} chars`
+}
 
 // 2. Escalation, first: the static fetcher alone, before any browser runs.
 const outcomes = new Map<string, number>()
@@ -250,8 +254,8 @@ for (const [label, ids] of [[`benchmark sample (${sampleIds.length})`, sampleIds
   console.log(`${label.padEnd(22)} ratio rendered / static: median x${(rows.rendered.median / rows.static.median).toFixed(1)}, p95 x${(rows.rendered.p95 / rows.static.p95).toFixed(1)}`)
 }
 console.log(
-  `requests the ${sampleIds.length} sample pages made in the browser beyond the loopback server, refused (no name resolves in this run): ${refusedBySample.reduce((sum, count) => sum + count, 0)} ` +
-    `(${refusedBySample.filter((count) => count > 0).length} pages, at most ${Math.max(...refusedBySample)} on one); ${namesAsked.size} host names asked of the run's resolver`,
+  `requests the sample pages made in the browser beyond the loopback server, refused (no name resolves in this run): ${refusedBySample.reduce((sum, count) => sum + count, 0)} ` +
+    `(on ${refusedBySample.filter((count) => count > 0).length} of ${sampleIds.length} pages, at most ${Math.max(...refusedBySample)} on one); ${namesAsked.size} host names asked of the run's resolver`,
 )
 for (const id of fixtureIds) {
   console.log(`  ${id}: static ${describeReading(fixtureStatic.get(id)!)}; rendered ${timings.rendered.get(id)!.ms.toFixed(0)} ms, ${describeReading(timings.rendered.get(id)!)}`)
