@@ -48,7 +48,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { FetchProvider, FetchedDocument, PageOutcomeKind } from 'dsh-web'
 import { createBrowserFetcher } from 'dsh-web-fetch-browser'
-import { type LookupFunction, createHttpFetcher } from 'dsh-web-fetch-http'
+import { type HttpFetcherOptions, createHttpFetcher } from 'dsh-web-fetch-http'
 import { type TreeRss, readTreeRss } from './support/process-tree-rss.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -128,7 +128,8 @@ const pageUrl = (id: string) => (fixtureIds.includes(id) ? `${base}/fixture/${id
 // The benchmark's pages load images, styles and scripts from their sites' hosts: in this run no name resolves
 // (nothing is asked of real DNS, nothing leaves loopback), so those requests are refused at once and counted.
 const namesAsked = new Set<string>()
-const resolveNothing: LookupFunction = (hostname, _options, callback) => {
+// Typed through the fetcher's options, whichever package the address policy lives in.
+const resolveNothing: NonNullable<HttpFetcherOptions['lookup']> = (hostname, _options, callback) => {
   namesAsked.add(hostname)
   queueMicrotask(() => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []))
 }
