@@ -59,6 +59,24 @@ export function itChecksTheKey(subject: CheckSubject): void {
     })
   }
 
+  it('check: through the search transport: a redirect is never followed (the key would travel with it)', async () => {
+    server.reply({ status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } })
+    const { provider } = providerFor(server)
+    const error = await rejection(provider.check!(call()))
+    assert.equal(error.code, 'WEB_REDIRECT_BLOCKED')
+    assert.equal(server.requests.length, 1)
+    await provider.close()
+  })
+
+  it('check: through the search transport: a 503 is retried (bounded), then the answer is read', async () => {
+    server.reply({ status: 503, body: { error: { message: 'overloaded' } } }, subject.ok)
+    const { provider, waits } = providerFor(server)
+    assert.match(await provider.check!(call()), subject.proves)
+    assert.equal(server.requests.length, 2)
+    assert.equal(waits.length, 1)
+    await provider.close()
+  })
+
   it('check: a 2xx body that is not the expected answer is WEB_PROVIDER_BAD_RESPONSE', async () => {
     server.reply({ status: 200, rawBody: '<!doctype html><title>portal</title>', headers: { 'content-type': 'text/html' } })
     const { provider } = providerFor(server)

@@ -76,12 +76,14 @@ export function createTavilySearch(settings: TavilySearchSettings, deps: TavilyS
       errorMessage: (text) => parseTavilyError(text)?.message,
       proves: (response, context) => {
         const key = response.key as { usage?: unknown; limit?: unknown }
-        if (typeof key.usage === 'number' && typeof key.limit === 'number' && key.usage >= key.limit) {
+        const counted = typeof key.usage === 'number' && typeof key.limit === 'number'
+        if (counted && (key.usage as number) >= (key.limit as number)) {
           throw new WebError('WEB_PROVIDER_QUOTA_EXHAUSTED', `Tavily reports this key's credit limit used up (${key.usage} of ${key.limit}); raise the key's limit on the Tavily dashboard.`, {
             details: { providerId: TAVILY_PROVIDER_ID, url: redactUrl(context.endpoint), status: 200 },
           })
         }
-        return typeof key.limit === 'number' ? `the key works (${key.usage} of its ${key.limit} credits used)` : 'the key works (no credit limit on the key)'
+        if (counted) return `the key works (${key.usage} of its ${key.limit} credits used)`
+        return key.limit === null || key.limit === undefined ? 'the key works (no credit limit on the key)' : 'the key works'
       },
     }))
   }
