@@ -91,7 +91,7 @@ async function vendorServer(good: string): Promise<VendorServer> {
   const server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url?.split('?')[0]}`)
     const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
-    const key = String(request.headers['x-api-key'] ?? request.headers['x-subscription-token'] ?? bearer ?? '')
+    const key = String(request.headers['x-api-key'] ?? request.headers['x-goog-api-key'] ?? request.headers['x-subscription-token'] ?? bearer ?? '')
     const path = request.url?.split('?')[0] ?? ''
     const answer = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' })
@@ -102,6 +102,8 @@ async function vendorServer(good: string): Promise<VendorServer> {
       if (request.headers['x-api-key'] && path.startsWith('/v1/')) return answer(401, { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${key}` } })
       return answer(401, { error: { message: `Incorrect API key provided: ${key}.`, type: 'invalid_request_error', code: 'invalid_api_key' } })
     }
+    if (path.startsWith('/v1beta/models/')) return answer(200, { name: `models/${path.slice('/v1beta/models/'.length)}` })
+    if (path === '/usage') return answer(200, { key: { usage: 12, limit: 1000 } })
     if (path.startsWith('/v1/models/')) return answer(200, { id: decodeURIComponent(path.slice('/v1/models/'.length)), type: 'model', object: 'model' })
     if (path === '/user/balance') return answer(200, { is_available: true, balance_infos: [{ currency: 'USD', total_balance: '5.00', granted_balance: '0.00', topped_up_balance: '5.00' }] })
     if (path === '/res/v1/web/search') return answer(200, brave)
@@ -181,6 +183,8 @@ describe('dsh doctor', () => {
     for (const { overlay, id, keyVariable, baseVariable, path, base } of [
       { overlay: 'openai-search', id: 'openai-official', keyVariable: 'OPENAI_API_KEY', baseVariable: 'OPENAI_SEARCH_BASE_URL', path: '/v1/models/gpt-4.1-mini', base: '' },
       { overlay: 'anthropic-search', id: 'anthropic-official', keyVariable: 'ANTHROPIC_API_KEY', baseVariable: 'ANTHROPIC_SEARCH_BASE_URL', path: '/v1/models/claude-haiku-4-5', base: '' },
+      { overlay: 'gemini-search', id: 'gemini-official', keyVariable: 'GEMINI_API_KEY', baseVariable: 'GEMINI_SEARCH_BASE_URL', path: '/v1beta/models/gemini-2.5-flash', base: '' },
+      { overlay: 'tavily-search', id: 'tavily', keyVariable: 'TAVILY_API_KEY', baseVariable: 'TAVILY_SEARCH_BASE_URL', path: '/usage', base: '' },
       { overlay: undefined, id: 'deepseek-official', keyVariable: 'DEEPSEEK_API_KEY', baseVariable: 'DEEPSEEK_SEARCH_BASE_URL', path: '/user/balance', base: '/anthropic' },
     ]) {
       const args = ['doctor', '--json', ...(overlay ? ['--config', overlay] : [])]
@@ -200,7 +204,7 @@ describe('dsh doctor', () => {
         assert.equal(result.code, 1)
         const search = check(report(result), `search.${id}`)
         assert.equal(search.status, 'fail')
-        assert.match(search.message, new RegExp(`^${id}: a search fails: WEB_PROVIDER_AUTH_FAILED: .*refused the key \\(HTTP 401\\).*the key used: ${keyVariable} from the environment`))
+        assert.match(search.message, new RegExp(`^${id}: a search fails: WEB_PROVIDER_AUTH_FAILED: .*refused the (API )?key \\(HTTP 401\\).*the key used: ${keyVariable} from the environment`))
         assert.match(search.fix!, /every web_search will fail this way/)
         const human = await dsh(args.filter((arg) => arg !== '--json'), { home, env: { [keyVariable]: BAD, [baseVariable]: `${vendor.url}${base}` } })
         assert.match(human.stdout, new RegExp(`^fail search\\.${id}: .*WEB_PROVIDER_AUTH_FAILED.*\\n {7}fix: every web_search will fail this way`, 'm'))
