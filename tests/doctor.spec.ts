@@ -1,5 +1,6 @@
 // dsh doctor: the real CLI in child processes, a temp $DSH_HOME, loopback only.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -72,6 +73,46 @@ async function searxngServer(options: { json: boolean }): Promise<{ server: Serv
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
 }
 
+interface VendorServer {
+  server: Server
+  url: string
+  requests: string[]
+}
+
+/**
+ * A stand-in for the keyed vendors' free endpoints and Brave's search, on
+ * loopback: the key `good` is taken, any other is refused with 401 in each
+ * vendor's own envelope, quoting the key back as some gateways do (which
+ * doctor must never show).
+ */
+async function vendorServer(good: string): Promise<VendorServer> {
+  const requests: string[] = []
+  const brave = JSON.parse(readFileSync(new URL('../packages/web-search-brave/tests/fixtures/brave-multi-result.json', import.meta.url), 'utf8')).body
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url?.split('?')[0]}`)
+    const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
+    const key = String(request.headers['x-api-key'] ?? request.headers['x-goog-api-key'] ?? request.headers['x-subscription-token'] ?? bearer ?? '')
+    const path = request.url?.split('?')[0] ?? ''
+    const answer = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(body))
+    }
+    if (path === '/' || path === '/anthropic' || path === '/res/v1') return answer(404, { error: { message: 'not here' } })
+    if (key !== good) {
+      if (request.headers['x-api-key'] && path.startsWith('/v1/')) return answer(401, { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${key}` } })
+      return answer(401, { error: { message: `Incorrect API key provided: ${key}.`, type: 'invalid_request_error', code: 'invalid_api_key' } })
+    }
+    if (path.startsWith('/v1beta/models/')) return answer(200, { name: `models/${path.slice('/v1beta/models/'.length)}` })
+    if (path === '/usage') return answer(200, { key: { usage: 12, limit: 1000 } })
+    if (path.startsWith('/v1/models/')) return answer(200, { id: decodeURIComponent(path.slice('/v1/models/'.length)), type: 'model', object: 'model' })
+    if (path === '/user/balance') return answer(200, { is_available: true, balance_infos: [{ currency: 'USD', total_balance: '5.00', granted_balance: '0.00', topped_up_balance: '5.00' }] })
+    if (path === '/res/v1/web/search') return answer(200, brave)
+    answer(404, { error: { message: `no ${path}` } })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+}
+
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
   const server = createServer()
@@ -108,23 +149,85 @@ describe('dsh doctor', () => {
     assert.match(human.stdout, /^ok {3}composition: /m)
   })
 
-  it('is all ok once the key is stored, saying where it comes from and never its value, and probes no public endpoint', async () => {
+  it('is all ok once the key is stored, saying where it comes from and never its value; with --offline it sends nothing to the vendor', async () => {
     const keyHome = await tempHome()
     try {
       assert.equal((await dsh(['credentials', 'set', 'DEEPSEEK_API_KEY'], { home: keyHome, input: 'sk-doctor-test-value\n' })).code, 0)
-      // The default base URL is a vendor's: doctor must not touch it.
-      const result = await dsh(['doctor', '--json'], { home: keyHome, env: { DEEPSEEK_SEARCH_BASE_URL: undefined } })
+      // The default base URL is a vendor's: with --offline doctor must not touch it.
+      const result = await dsh(['doctor', '--json', '--offline'], { home: keyHome, env: { DEEPSEEK_SEARCH_BASE_URL: undefined } })
       const document = report(result)
       assert.equal(result.code, 0, result.stdout)
       assert.equal(check(document, 'credential.deepseek-official').status, 'ok')
       assert.match(check(document, 'credential.deepseek-official').message, /DEEPSEEK_API_KEY from the credentials store/)
       assert.match(check(document, 'baseURL.deepseek-official').message, /https:\/\/api\.deepseek\.com\/anthropic from the default; not probed: public endpoint/)
+      assert.ok(!document.checks.some((item) => item.id.startsWith('search.')), 'no provider check with --offline')
       assert.ok(!result.stdout.includes('sk-doctor-test-value') && !result.stderr.includes('sk-doctor-test-value'))
-      const fromEnv = report(await dsh(['doctor', '--json'], { home, env: { DEEPSEEK_API_KEY: 'sk-env-value', DEEPSEEK_SEARCH_BASE_URL: undefined } }))
+      const fromEnv = report(await dsh(['doctor', '--json', '--offline'], { home, env: { DEEPSEEK_API_KEY: 'sk-env-value', DEEPSEEK_SEARCH_BASE_URL: undefined } }))
       assert.match(check(fromEnv, 'credential.deepseek-official').message, /DEEPSEEK_API_KEY from the environment/)
+      // --live makes a search and --offline sends nothing: both at once is the command line's mistake.
+      assert.equal((await dsh(['doctor', '--live', '--offline'], { home: keyHome })).code, 2)
     } finally {
       await rm(keyHome, { recursive: true, force: true })
     }
+  })
+
+  describe('the selected search provider\'s free check, against a fake vendor on loopback', () => {
+    const GOOD = 'sk-doctor-good-5d1e7a90c3b2'
+    const BAD = 'sk-doctor-bad-8f2c4e61a7d0'
+    let vendor: VendorServer
+    before(async () => {
+      vendor = await vendorServer(GOOD)
+    })
+    after(() => new Promise((resolve) => vendor.server.close(resolve)))
+
+    for (const { overlay, id, keyVariable, baseVariable, path, base } of [
+      { overlay: 'openai-search', id: 'openai-official', keyVariable: 'OPENAI_API_KEY', baseVariable: 'OPENAI_SEARCH_BASE_URL', path: '/v1/models/gpt-4.1-mini', base: '' },
+      { overlay: 'anthropic-search', id: 'anthropic-official', keyVariable: 'ANTHROPIC_API_KEY', baseVariable: 'ANTHROPIC_SEARCH_BASE_URL', path: '/v1/models/claude-haiku-4-5', base: '' },
+      { overlay: 'gemini-search', id: 'gemini-official', keyVariable: 'GEMINI_API_KEY', baseVariable: 'GEMINI_SEARCH_BASE_URL', path: '/v1beta/models/gemini-2.5-flash', base: '' },
+      { overlay: 'tavily-search', id: 'tavily', keyVariable: 'TAVILY_API_KEY', baseVariable: 'TAVILY_SEARCH_BASE_URL', path: '/usage', base: '' },
+      { overlay: undefined, id: 'deepseek-official', keyVariable: 'DEEPSEEK_API_KEY', baseVariable: 'DEEPSEEK_SEARCH_BASE_URL', path: '/user/balance', base: '/anthropic' },
+    ]) {
+      const args = ['doctor', '--json', ...(overlay ? ['--config', overlay] : [])]
+      it(`${id}: ok with a good key, after one free GET ${path}`, async () => {
+        vendor.requests.length = 0
+        const result = await dsh(args, { home, env: { [keyVariable]: GOOD, [baseVariable]: `${vendor.url}${base}` } })
+        const search = check(report(result), `search.${id}`)
+        assert.equal(search.status, 'ok', search.message)
+        assert.match(search.message, new RegExp(`^${id}: the key works .*\\(GET ${path}\\)$`))
+        assert.equal(result.code, 0, result.stdout)
+        assert.deepEqual(vendor.requests.filter((request) => request !== `GET ${base || '/'}`), [`GET ${path}`])
+        assert.ok(!result.stdout.includes(GOOD) && !result.stderr.includes(GOOD))
+      })
+
+      it(`${id}: a bad key fails with the auth error naming ${keyVariable} and the fix, never a byte of the key`, async () => {
+        const result = await dsh(args, { home, env: { [keyVariable]: BAD, [baseVariable]: `${vendor.url}${base}` } })
+        assert.equal(result.code, 1)
+        const search = check(report(result), `search.${id}`)
+        assert.equal(search.status, 'fail')
+        assert.match(search.message, new RegExp(`^${id}: a search fails: WEB_PROVIDER_AUTH_FAILED: .*refused the (API )?key \\(HTTP 401\\).*the key used: ${keyVariable} from the environment`))
+        assert.match(search.fix!, /every web_search will fail this way/)
+        const human = await dsh(args.filter((arg) => arg !== '--json'), { home, env: { [keyVariable]: BAD, [baseVariable]: `${vendor.url}${base}` } })
+        assert.match(human.stdout, new RegExp(`^fail search\\.${id}: .*WEB_PROVIDER_AUTH_FAILED.*\\n {7}fix: every web_search will fail this way`, 'm'))
+        for (const text of [result.stdout, result.stderr, human.stdout, human.stderr]) for (const part of [BAD, BAD.slice(-12)]) assert.ok(!text.includes(part), text)
+      })
+    }
+
+    it('brave: says it has no free check and that --live makes one paid search; --live makes it and reports the outcome', async () => {
+      const env = { BRAVE_API_KEY: GOOD, BRAVE_SEARCH_BASE_URL: `${vendor.url}/res/v1` }
+      vendor.requests.length = 0
+      const plain = report(await dsh(['doctor', '--json', '--config', 'brave-search'], { home, env }))
+      assert.match(check(plain, 'search.brave').message, /^brave: not checked: its API has no request that costs nothing; `dsh doctor --live` makes one paid search$/)
+      assert.ok(!vendor.requests.some((request) => request.startsWith('GET /res/v1/web/search')), 'no search without --live')
+      const live = report(await dsh(['doctor', '--json', '--live', '--config', 'brave-search'], { home, env }))
+      const line = check(live, 'live.brave')
+      assert.equal(line.status, 'ok', line.message)
+      assert.match(line.message, /^brave: a live search \(q=dsh doctor\) answered with \d+ sources?$/)
+      assert.ok(!live.checks.some((item) => item.id === 'search.brave'))
+      const failed = report(await dsh(['doctor', '--json', '--live', '--config', 'brave-search'], { home, env: { ...env, BRAVE_API_KEY: BAD } }))
+      assert.equal(check(failed, 'live.brave').status, 'fail')
+      assert.match(check(failed, 'live.brave').message, /a live search fails: WEB_PROVIDER_AUTH_FAILED/)
+      assert.equal(failed.worst, 'fail')
+    })
   })
 
   it('probes a SearXNG instance on loopback with one JSON search and says it is keyless', async () => {

@@ -29,6 +29,12 @@ export const LOOPBACK_ONLY: Record<string, string | undefined> = {
   SEARXNG_BASE_URL: 'http://127.0.0.1:9',
   BRAVE_API_KEY: undefined,
   BRAVE_SEARCH_BASE_URL: 'http://127.0.0.1:9',
+  // dsh doctor makes the selected provider's free check with a key it finds: none may come from the developer's environment.
+  ANTHROPIC_API_KEY: undefined,
+  GEMINI_API_KEY: undefined,
+  TAVILY_API_KEY: undefined,
+  EXA_API_KEY: undefined,
+  PERPLEXITY_API_KEY: undefined,
 }
 
 export interface RunResult {

@@ -8,6 +8,7 @@
 export type { Dispatcher } from 'undici'
 export * from './transport.js'
 export * from './model-api-client.js'
+export * from './model-api-check.js'
 export * from './wire.js'
 export * from './proxy-config.js'
 export * from './messages-api.js'

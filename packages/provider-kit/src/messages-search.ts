@@ -14,7 +14,8 @@ import { fromMessagesError } from './messages-error.js'
 import { toMessagesRequest } from './messages-request.js'
 import { fromMessagesResponse } from './messages-response.js'
 import { appendRequestEvent, createModelApiClient } from './model-api-client.js'
-import type { ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from './model-api-client.js'
+import type { ModelApi, ModelApiCall, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from './model-api-client.js'
+import { type ModelApiCheck, parseObjectWith, runModelApiCheck } from './model-api-check.js'
 import type { HttpAnswer } from './transport.js'
 import { toSearchResult } from './wire.js'
 
@@ -40,6 +41,30 @@ export interface MessagesVendor<Settings extends MessagesSearchSettings> {
   headers(settings: Settings, apiKey: string): Record<string, string>
   /** See MessagesErrorFamily. */
   quotaMessage?: RegExp
+  /**
+   * `dsh doctor`'s free request (`messagesModelCheck` where the vendor serves
+   * the Models API beside Messages); left out where the vendor documents none.
+   */
+  check?(settings: Settings, started: ModelApiCall, vendor: MessagesVendor<Settings>): ModelApiCheck<unknown>
+}
+
+/**
+ * The Models API's `GET {base}/v1/models/{model}` with the vendor's headers:
+ * free, and it proves the key, the base URL and that the configured model
+ * exists (Anthropic, "Get a Model": platform.claude.com/docs/en/api/models/retrieve).
+ */
+export function messagesModelCheck<Settings extends MessagesSearchSettings>(settings: Settings, started: ModelApiCall, vendor: MessagesVendor<Settings>): ModelApiCheck<unknown> {
+  const family = { providerName: vendor.api.providerName, ...(vendor.quotaMessage ? { quotaMessage: vendor.quotaMessage } : {}) }
+  return {
+    // Beside {base}/v1/messages.
+    url: new URL(`models/${encodeURIComponent(settings.model)}`, started.endpoint),
+    headers: vendor.headers(settings, started.apiKey),
+    toError: (answer, context) => fromMessagesError(answer, context, family),
+    expected: 'a Models API model',
+    parse: (text) => parseObjectWith('id', text),
+    errorMessage: (text) => parseMessagesErrorBody(text)?.error?.message,
+    proves: () => `the key works and the model ${settings.model} exists`,
+  }
 }
 
 /** The provider object, free of Cordis: vendor, settings and dependencies in, provider out. */
@@ -82,6 +107,7 @@ export function createMessagesSearch<Settings extends MessagesSearchSettings>(ve
     available: () => client.available(),
     unavailableReason: () => client.unavailableReason(),
     search,
+    ...(vendor.check ? { check: (call: ProviderCall) => runModelApiCheck(client, call, (started) => vendor.check!(settings, started, vendor)) } : {}),
     close: () => client.close(),
   }
 }

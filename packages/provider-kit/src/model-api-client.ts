@@ -99,6 +99,8 @@ export interface ModelApiClient {
    * cancelled meanwhile. Nothing is dispatched yet.
    */
   startSearch(request: SearchRequest, call: ProviderCall): Promise<ModelApiCall>
+  /** What `startSearch` does for `dsh doctor`'s check, which has no query: the deadline, the endpoint, this call's credential. */
+  startCheck(call: ProviderCall): Promise<ModelApiCall>
   /** Closes the provider's own connections; a dispatcher the caller gave stays open. */
   close(): Promise<void>
 }
@@ -257,6 +259,10 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     if (typeof request?.query !== 'string' || !request.query.trim()) {
       throw new WebError('INVALID_ARGUMENT', 'A search needs a non-empty query.', { details: { providerId, argument: 'query' } })
     }
+    return startCall(call)
+  }
+
+  async function startCall(call: ProviderCall): Promise<ModelApiCall> {
     const signal = AbortSignal.any([call.signal, AbortSignal.timeout(settings.timeoutMs)])
     // The earlier of this provider's own deadline and the caller's, when it gave one.
     const deadline = Math.min(Date.now() + settings.timeoutMs, call.deadline ?? Number.POSITIVE_INFINITY)
@@ -324,6 +330,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     available: () => unavailableReason() === undefined,
     unavailableReason,
     startSearch,
+    startCheck: startCall,
     async close() {
       await Promise.all([ownDispatcher?.close(), ...[...proxyAgents.values()].map((agent) => agent.close())])
       proxyAgents.clear()

@@ -1,4 +1,4 @@
-import { createMessagesSearch, messagesEndpoint } from 'dsh-provider-kit'
+import { createMessagesSearch, messagesEndpoint, messagesModelCheck } from 'dsh-provider-kit'
 import type { MessagesSearchSettings, MessagesVendor, ModelSearchDeps, ModelSearchProvider } from 'dsh-provider-kit'
 
 export const ANTHROPIC_PROVIDER_ID = 'anthropic-official'
@@ -45,6 +45,7 @@ const ANTHROPIC: MessagesVendor<AnthropicSearchSettings> = {
   },
   headers: (settings, apiKey) => ({ 'x-api-key': apiKey, 'anthropic-version': settings.apiVersion }),
   quotaMessage: CREDIT_TOO_LOW,
+  check: messagesModelCheck,
 }
 
 /** The provider object, free of Cordis: settings and dependencies in, provider out. */

@@ -1,5 +1,6 @@
-import { createMessagesSearch, messagesEndpoint } from 'dsh-provider-kit'
-import type { MessagesSearchSettings, MessagesVendor, ModelSearchDeps, ModelSearchProvider } from 'dsh-provider-kit'
+import { redactUrl, WebError } from 'dsh-web'
+import { createMessagesSearch, fromMessagesError, messagesEndpoint, parseMessagesErrorBody, parseObjectWith } from 'dsh-provider-kit'
+import type { MessagesSearchSettings, MessagesVendor, ModelApiCall, ModelApiCheck, ModelSearchDeps, ModelSearchProvider } from 'dsh-provider-kit'
 
 export const DEEPSEEK_PROVIDER_ID = 'deepseek-official'
 export const DEFAULT_DEEPSEEK_BASE_URL = 'https://api.deepseek.com/anthropic'
@@ -33,6 +34,34 @@ const DEEPSEEK: MessagesVendor<DeepSeekSearchSettings> = {
     note: 'sent to DeepSeek, but its documentation does not say it applies user_location, and the results cannot show it',
   },
   headers: (settings, apiKey) => ({ 'x-api-key': apiKey, 'anthropic-version': settings.apiVersion }),
+  check: (_settings, started) => balanceCheck(started),
+}
+
+/**
+ * DeepSeek's Anthropic-compatible base documents Messages only, no Models API.
+ * Its own API documents `GET /user/balance` (free, Bearer key) at the root the
+ * `/anthropic` base sits under: it proves the key and that the balance can pay
+ * for API calls (`is_available`). A base URL not ending in /anthropic has no
+ * root this can be derived from honestly: the check then only says so.
+ */
+function balanceCheck(started: ModelApiCall): ModelApiCheck<Record<string, unknown>> {
+  const base = new URL('.', started.endpoint) // {base}/v1/
+  const root = /\/anthropic\/v1\/$/.test(base.pathname) ? new URL('../../user/balance', base) : undefined
+  if (!root) throw new WebError('WEB_PROVIDER_UNAVAILABLE', `No free DeepSeek check derives from the base URL ${redactUrl(base)}: the balance endpoint sits beside a base ending in /anthropic only; \`dsh doctor --live\` makes one paid search.`, { details: { providerId: DEEPSEEK_PROVIDER_ID, noFreeCheck: true }, retryable: false })
+  return {
+    url: root,
+    headers: { authorization: `Bearer ${started.apiKey}` },
+    toError: (answer, context) => fromMessagesError(answer, context, { providerName: 'DeepSeek' }),
+    expected: 'a balance object',
+    parse: (text) => parseObjectWith('balance_infos', text, 'array'),
+    errorMessage: (text) => parseMessagesErrorBody(text)?.error?.message,
+    proves: (response, context) => {
+      if (response.is_available === false) {
+        throw new WebError('WEB_PROVIDER_QUOTA_EXHAUSTED', 'DeepSeek reports that the balance of this key cannot pay for API calls (is_available: false); top it up at platform.deepseek.com.', { details: { providerId: DEEPSEEK_PROVIDER_ID, url: redactUrl(context.endpoint), status: 200 } })
+      }
+      return 'the key works and its balance is available for API calls'
+    },
+  }
 }
 
 /** The provider object, free of Cordis: settings and dependencies in, provider out. */

@@ -1,7 +1,7 @@
 import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
 import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import { appendRequestEvent, createModelApiClient, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { fromGeminiError } from './gemini-error.js'
 import { fromGeminiResponse } from './from-gemini-response.js'
@@ -66,11 +66,29 @@ export function createGeminiSearch(settings: GeminiSearchSettings, deps: GeminiS
     return toSearchResult(GEMINI_PROVIDER_ID, request, mapped, wire.filters)
   }
 
+  /**
+   * `GET {base}/v1beta/models/{model}` (models.get, free) with the key in its
+   * header: the key, the base URL and the configured model.
+   */
+  function check(call: ProviderCall): Promise<string> {
+    return runModelApiCheck(client, call, (started) => ({
+      // The generateContent endpoint without its `:generateContent` method.
+      url: new URL(started.endpoint.href.replace(/:generateContent$/, '')),
+      headers: { 'x-goog-api-key': started.apiKey },
+      toError: fromGeminiError,
+      expected: 'a Model resource',
+      parse: (text) => parseObjectWith('name', text),
+      errorMessage: (text) => parseGeminiErrorBody(text)?.error?.message,
+      proves: () => `the key works and the model ${settings.model} exists`,
+    }))
+  }
+
   return {
     id: GEMINI_PROVIDER_ID,
     available: () => client.available(),
     unavailableReason: () => client.unavailableReason(),
     search,
+    check,
     close: () => client.close(),
   }
 }

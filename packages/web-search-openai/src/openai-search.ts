@@ -1,7 +1,7 @@
 import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
 import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import { appendRequestEvent, createModelApiClient, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { fromOpenAIError } from './openai-error.js'
 import { fromOpenAIResponse } from './from-openai-response.js'
@@ -45,13 +45,7 @@ export function createOpenAISearch(settings: OpenAISearchSettings, deps: OpenAIS
     const wire = toOpenAIRequest(request, settings)
     const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromOpenAIError(answer, started.errorContext)
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      authorization: `Bearer ${started.apiKey}`,
-    }
-    if (settings.organization) headers['openai-organization'] = settings.organization
-    if (settings.project) headers['openai-project'] = settings.project
+    const headers = { 'content-type': 'application/json', accept: 'application/json', ...openAIHeaders(started.apiKey) }
     const answer = await started.request({
       headers,
       body,
@@ -74,11 +68,37 @@ export function createOpenAISearch(settings: OpenAISearchSettings, deps: OpenAIS
     return toSearchResult(OPENAI_PROVIDER_ID, request, mapped, wire.reportFilters(mapped.sources))
   }
 
+  /** The key, organization and project of every request. */
+  function openAIHeaders(apiKey: string): Record<string, string> {
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` }
+    if (settings.organization) headers['openai-organization'] = settings.organization
+    if (settings.project) headers['openai-project'] = settings.project
+    return headers
+  }
+
+  /**
+   * `GET {base}/v1/models/{model}` ("Retrieve model", free): the key, the
+   * organization and project, the base URL and the configured model.
+   */
+  function check(call: ProviderCall): Promise<string> {
+    return runModelApiCheck(client, call, (started) => ({
+      // Beside {base}/v1/responses.
+      url: new URL(`models/${encodeURIComponent(settings.model)}`, started.endpoint),
+      headers: openAIHeaders(started.apiKey),
+      toError: fromOpenAIError,
+      expected: 'a Models API model',
+      parse: (text) => parseObjectWith('id', text),
+      errorMessage: (text) => parseOpenAIErrorBody(text)?.error?.message,
+      proves: () => `the key works and the model ${settings.model} exists`,
+    }))
+  }
+
   return {
     id: OPENAI_PROVIDER_ID,
     available: () => client.available(),
     unavailableReason: () => client.unavailableReason(),
     search,
+    check,
     close: () => client.close(),
   }
 }

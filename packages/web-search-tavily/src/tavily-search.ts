@@ -1,7 +1,7 @@
-import { redactUrl } from 'dsh-web'
+import { redactUrl, WebError } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
 import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import { appendRequestEvent, createModelApiClient, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { parseTavilyError, parseTavilySearchResponse } from './tavily-search-api.js'
 import { fromTavilyError } from './tavily-error.js'
@@ -61,11 +61,39 @@ export function createTavilySearch(settings: TavilySearchSettings, deps: TavilyS
     return toSearchResult(TAVILY_PROVIDER_ID, request, mapped, wire.reportFilters(mapped.sources))
   }
 
+  /**
+   * `GET {base}/usage` (free; docs.tavily.com, "Usage"): the key and base URL,
+   * and that the key's own credit limit is not used up.
+   */
+  function check(call: ProviderCall): Promise<string> {
+    return runModelApiCheck(client, call, (started) => ({
+      // Beside {base}/search.
+      url: new URL('usage', started.endpoint),
+      headers: { authorization: `Bearer ${started.apiKey}` },
+      toError: fromTavilyError,
+      expected: 'a Tavily usage object',
+      parse: (text) => parseObjectWith('key', text, 'object'),
+      errorMessage: (text) => parseTavilyError(text)?.message,
+      proves: (response, context) => {
+        const key = response.key as { usage?: unknown; limit?: unknown }
+        const counted = typeof key.usage === 'number' && typeof key.limit === 'number'
+        if (counted && (key.usage as number) >= (key.limit as number)) {
+          throw new WebError('WEB_PROVIDER_QUOTA_EXHAUSTED', `Tavily reports this key's credit limit used up (${key.usage} of ${key.limit}); raise the key's limit on the Tavily dashboard.`, {
+            details: { providerId: TAVILY_PROVIDER_ID, url: redactUrl(context.endpoint), status: 200 },
+          })
+        }
+        if (counted) return `the key works (${key.usage} of its ${key.limit} credits used)`
+        return key.limit === null || key.limit === undefined ? 'the key works (no credit limit on the key)' : 'the key works'
+      },
+    }))
+  }
+
   return {
     id: TAVILY_PROVIDER_ID,
     available: () => client.available(),
     unavailableReason: () => client.unavailableReason(),
     search,
+    check,
     close: () => client.close(),
   }
 }

@@ -23,12 +23,18 @@ interface ProviderLike {
   /** The provider's own proof that a search would work (dsh-web's SearchProvider.check), where its API has a free one. */
   check?(call: { signal: AbortSignal }): Promise<string>
 }
+
+/** What a search answers, as far as doctor's --live line reads it. */
+interface SearchAnswerLike {
+  sources: unknown[]
+}
 export interface WebLike {
   config: { searchProvider?: string; fetchProvider?: string }
   listProviders(): { search: string[]; fetch: string[] }
   searchProvider(): ProviderLike
   fetchProvider(): ProviderLike
   fetch(request: { url: string }, call: { signal: AbortSignal }): Promise<unknown>
+  search(request: { query: string }, call: { signal: AbortSignal }): Promise<SearchAnswerLike>
 }
 
 const message = (error: any): string => String(error?.message ?? error)
@@ -179,10 +185,7 @@ export async function credentialChecks(rows: ProviderRow[], credentials: Credent
 }
 
 /** 4. Each provider's base URL, where it came from, and a probe when it is on a loopback or private address. */
-/** How long the selected provider's own check may take. */
-const PROVIDER_CHECK_MS = 15_000
-
-export async function baseURLChecks(rows: ProviderRow[], web?: WebLike): Promise<Check[]> {
+export async function baseURLChecks(rows: ProviderRow[]): Promise<Check[]> {
   const checks: Check[] = []
   for (const { row, known, config, selected } of rows) {
     if (!known.baseURLEnv) continue
@@ -220,8 +223,6 @@ export async function baseURLChecks(rows: ProviderRow[], web?: WebLike): Promise
         message: `${known.id}: base URL ${shown} from ${origin} is reachable (HTTP ${result.status} from ${target.address})`,
         ...(status === 'warn' ? { fix: `check the service at ${shown}: it answers with a server error` } : {}),
       })
-      // Reachable is not working: the selected provider's own check makes the smallest real request (SearXNG: a JSON search).
-      if (selected && known.kind === 'search') checks.push(...(await providerCheck(web, known.id)))
     } else {
       checks.push({
         id,
@@ -234,23 +235,62 @@ export async function baseURLChecks(rows: ProviderRow[], web?: WebLike): Promise
   return checks
 }
 
-/** The selected search provider's own check, when it has one: what would make every search fail, found before a search does. */
-async function providerCheck(web: WebLike | undefined, id: string): Promise<Check[]> {
+/** How long the selected provider's own check, or the --live search, may take. */
+const PROVIDER_CHECK_MS = 15_000
+
+/** What --live searches for: harmless, and says where it came from in the provider's logs. */
+const LIVE_QUERY = 'dsh doctor'
+
+/**
+ * 5. Reachable is not working: the selected search provider's own check makes
+ * the smallest request that proves a search would work (SearXNG: a JSON
+ * search; a keyed API: its free authenticated request), ending with the error
+ * a search would end with. Run only when its credential and base URL checks
+ * did not fail (those name the fix already). A provider whose API has no free
+ * request says so; `live` makes one real (paid) search with it.
+ */
+export async function searchProviderChecks(rows: ProviderRow[], web: WebLike | undefined, earlier: Check[], live: boolean): Promise<Check[]> {
+  const row = rows.find((item) => item.selected && item.known.kind === 'search')
+  if (!web || !row) return []
+  const { id } = row.known
+  if (earlier.some((item) => (item.id === `credential.${id}` || item.id === `baseURL.${id}`) && item.status === 'fail')) return []
   let provider: ProviderLike
   try {
-    provider = web!.searchProvider()
+    provider = web.searchProvider()
   } catch {
     return [] // Not registered or not available: web.searchProvider above says so.
   }
-  if (provider.id !== id || !provider.check) return []
+  if (provider.id !== id) return []
+  const checks: Check[] = []
+  if (provider.check) checks.push(await freeCheck(provider, id))
+  else if (!live) checks.push({ id: `search.${id}`, status: 'ok', message: `${id}: not checked: its API has no request that costs nothing; \`dsh doctor --live\` makes one paid search` })
+  if (live) checks.push(await liveSearch(web, id))
+  return checks
+}
+
+async function freeCheck(provider: ProviderLike, id: string): Promise<Check> {
   try {
-    const proved = await provider.check({ signal: AbortSignal.timeout(PROVIDER_CHECK_MS) })
-    return [{ id: `search.${id}`, status: 'ok', message: `${id}: ${proved}` }]
+    const proved = await provider.check!({ signal: AbortSignal.timeout(PROVIDER_CHECK_MS) })
+    return { id: `search.${id}`, status: 'ok', message: `${id}: ${proved}` }
   } catch (error: any) {
-    const code = typeof error?.code === 'string' ? `${error.code}: ` : ''
-    return [{ id: `search.${id}`, status: 'fail', message: `${id}: a search fails: ${code}${message(error)}`, fix: 'every web_search will fail this way: fix what the message names' }]
+    // A base URL no free request derives from (DeepSeek behind a gateway): nothing proved, nothing failed.
+    if (error?.details?.noFreeCheck === true) return { id: `search.${id}`, status: 'warn', message: `${id}: not checked: ${message(error)}`, fix: 'run `dsh doctor --live` to make one paid search with it' }
+    return { id: `search.${id}`, status: 'fail', message: `${id}: a search fails: ${codeOf(error)}${message(error)}`, fix: 'every web_search will fail this way: fix what the message names' }
   }
 }
+
+/** --live: one real search with the selected provider (paid where the API charges per search). */
+async function liveSearch(web: WebLike, id: string): Promise<Check> {
+  try {
+    const result = await web.search({ query: LIVE_QUERY }, { signal: AbortSignal.timeout(PROVIDER_CHECK_MS) })
+    const count = result.sources.length
+    return { id: `live.${id}`, status: 'ok', message: `${id}: a live search (q=${LIVE_QUERY}) answered with ${count} source${count === 1 ? '' : 's'}` }
+  } catch (error: any) {
+    return { id: `live.${id}`, status: 'fail', message: `${id}: a live search fails: ${codeOf(error)}${message(error)}`, fix: 'every web_search will fail this way: fix what the message names' }
+  }
+}
+
+const codeOf = (error: any): string => (typeof error?.code === 'string' ? `${error.code}: ` : '')
 
 /** 8. The tool roster, and the rows that register tools all mounted. */
 export function toolChecks(composition: Composition): Check[] {

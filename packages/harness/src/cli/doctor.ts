@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url'
 import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import { defaultHome } from '../home.js'
-import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, toolChecks, toolSchemaChecks, type WebLike, webChecks } from './doctor-checks.js'
+import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, searchProviderChecks, toolChecks, toolSchemaChecks, type WebLike, webChecks } from './doctor-checks.js'
 import { stateStoreChecks } from './doctor-cache.js'
 import { homeChecks, nodeCheck, proxyCheck } from './doctor-environment.js'
-import { findConfigDir, type GlobalOptions, type Output } from './commands.js'
+import { findConfigDir, type GlobalOptions, type Output, UsageError } from './commands.js'
 import { ignoredVariableChecks, networkPolicyChecks } from './doctor-policy.js'
 import { routeLogsToStderr, withoutStartErrors } from './log-routing.js'
 import { operatorPatches } from './operator-flags.js'
@@ -17,10 +17,14 @@ import { escapeForTerminal } from './terminal.js'
  * `dsh doctor`: boots the composition like every command and says, one line
  * per check, what is ok, what is off (warn) and what will fail, with the fix.
  * Exit 0 when nothing fails (warnings included), 1 when a check fails. It
- * reads, and touches the network only to probe a base URL on a loopback or
- * private address (and, with --self-test-fetch, its own loopback server).
+ * touches the network to probe a base URL on a loopback or private address,
+ * for the selected search provider's free check (its API's cheapest
+ * authenticated request that costs nothing; none with --offline), with
+ * --live for one real search, and with --self-test-fetch for its own
+ * loopback server.
  */
-export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolean }, io: Output): Promise<number> {
+export async function runDoctor(options: GlobalOptions & DoctorOptions, io: Output): Promise<number> {
+  if (options.live && options.offline) throw new UsageError('dsh doctor: --live makes a search and --offline sends nothing to any provider; give one of them')
   const checks: Check[] = []
   let composition: Composition | undefined
   // A flag in the wrong form is a usage error (exit 2), not a finding.
@@ -44,7 +48,8 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
       checks.push(...webChecks(composition, web))
       checks.push(...(await stateStoreChecks(composition.ctx.get('web') as Parameters<typeof stateStoreChecks>[0])))
       checks.push(...(await credentialChecks(rows, composition.ctx.get('credentials') as CredentialsService | undefined)))
-      checks.push(...(await baseURLChecks(rows, web)))
+      checks.push(...(await baseURLChecks(rows)))
+      if (!options.offline) checks.push(...(await searchProviderChecks(rows, web, checks, options.live)))
     }
     checks.push(...(await homeChecks(defaultHome())))
     checks.push(proxyCheck())
@@ -59,6 +64,14 @@ export async function runDoctor(options: GlobalOptions & { selfTestFetch: boolea
   const worst = worstOf(checks)
   io.out(options.json ? JSON.stringify({ checks, worst }, null, 2) : renderChecks(checks))
   return worst === 'fail' ? 1 : 0
+}
+
+export interface DoctorOptions {
+  selfTestFetch: boolean
+  /** One real search with the selected provider (paid where its API charges per search). */
+  live: boolean
+  /** No request to any provider: no free check, no live search (base URLs on loopback or private addresses are still probed). */
+  offline: boolean
 }
 
 const RANK: Record<CheckStatus, number> = { ok: 0, warn: 1, fail: 2 }

@@ -186,8 +186,10 @@ Run any command with --help for its options and examples. Logs go to stderr; std
   withBootOptions(program.command('doctor'))
     .description('check the composition, providers, keys, base URLs, $DSH_HOME, proxy, Node, tools and the network policy; exit 1 when a check fails')
     .option('--self-test-fetch', 'also ask the fetch provider for a loopback server it must refuse')
-    .addHelpText('after', examples('dsh doctor', 'dsh doctor --config brave-search --json'))
-    .action(action(async (opts) => (await import('./doctor.js')).runDoctor({ ...globals(opts), selfTestFetch: !!opts.selfTestFetch }, io)))
+    .option('--live', 'also make one real search with the selected search provider (paid where its API charges per search)')
+    .option('--offline', "send nothing to any provider: no free check of the selected search provider's key, no --live search")
+    .addHelpText('after', examples('dsh doctor', 'dsh doctor --config brave-search --json', 'dsh doctor --live'))
+    .action(action(async (opts) => (await import('./doctor.js')).runDoctor({ ...globals(opts), selfTestFetch: !!opts.selfTestFetch, live: !!opts.live, offline: !!opts.offline }, io)))
 
   return program
 }
