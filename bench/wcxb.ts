@@ -69,7 +69,8 @@ const { parseHTML } = (await import(fromPackages('linkedom'))) as { parseHTML(ht
 const { stripMarkdown } = (await import(pathToFileURL(values.scorer!).href)) as { stripMarkdown(text: string): string }
 
 interface Truth {
-  ground_truth: { main_content: string; with?: string[]; without?: string[] }
+  /** main_content is null on two pages of the split: scored as an empty reference. */
+  ground_truth: { main_content: string | null; with?: string[]; without?: string[] }
 }
 const metadata = JSON.parse(await readFile(join(values.data!, 'metadata.json'), 'utf8')) as { page_types: string[]; files: Record<string, { page_type: string; spa?: boolean }> }
 let ids = (await readdir(join(values.data!, 'html')))
@@ -142,7 +143,9 @@ interface PageRow {
 await ours(ids[0]!, 'text')
 const rows: PageRow[] = []
 for (const id of ids) {
+  if (rows.length && rows.length % 200 === 0) process.stderr.write(`bench:wcxb: ${rows.length} of ${ids.length} pages\n`)
   const truth = (JSON.parse(await readFile(join(values.data!, 'ground-truth', `${id}.json`), 'utf8')) as Truth).ground_truth
+  const reference = truth.main_content ?? ''
   const text = await ours(id, 'text')
   const markdown = await ours(id, 'markdown')
   const bare = readability(id)
@@ -152,7 +155,7 @@ for (const id of ids) {
     id,
     type: metadata.files[id]!.page_type,
     spa: metadata.files[id]!.spa === true,
-    f1: { text: wordF1(truth.main_content, text.text), markdown: wordF1(truth.main_content, stripMarkdown(markdown.text)), readability: wordF1(truth.main_content, bare) },
+    f1: { text: wordF1(reference, text.text), markdown: wordF1(reference, stripMarkdown(markdown.text)), readability: wordF1(reference, bare) },
     with: { text: textRates.with, readability: bareRates.with },
     without: { text: textRates.without, readability: bareRates.without },
     ms: text.ms,

@@ -149,7 +149,7 @@ describe('dsh-harness installed alone', () => {
   })
 })
 
-describe('dsh-cli installed with npm install -g, from the tarballs alone', () => {
+describe('dsh-cli installed with npm install -g from its one tarball (scripts/pack-cli.mjs), with no registry', () => {
   let registry: LoopbackRegistry
   let prefix: string
   let bin: string
@@ -157,6 +157,8 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
   let empty: string
   let home: string
   let installSeconds: number
+  let bundle: string
+  let bundleLine: string
   // The installed bin runs under this Node (its shebang is `/usr/bin/env node`), from an empty folder, providers on loopback.
   let env: Record<string, string>
 
@@ -167,8 +169,13 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     home = join(work, 'home')
     await mkdir(empty)
     await mkdir(home, { mode: 0o700 })
+    // The one tarball, made from the packed workspace packages, its third-party packages from the loopback registry.
+    const { stdout } = await run(process.execPath, [join(root, 'scripts', 'pack-cli.mjs'), '--from', join(work, 'tarballs'), '--out', join(work, 'bundle')], { cwd: root, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
+    bundle = join(work, 'bundle', 'dsh-cli-0.1.0.tgz')
+    bundleLine = stdout.trim()
+    // Installed with npm pointed at a closed port, offline: nothing may come from anywhere but the tarball.
     const started = Date.now()
-    await run('npm', ['install', '--global', '--prefix', prefix, 'dsh-cli'], { cwd: empty, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
+    await run('npm', ['install', '--global', '--offline', '--prefix', prefix, bundle], { cwd: empty, env: npmEnv(join(work, 'bundle-npm'), 'http://127.0.0.1:9/'), maxBuffer: 16 << 20 })
     installSeconds = (Date.now() - started) / 1000
     bin = join(prefix, 'bin', 'dsh')
     harness = join(prefix, 'lib', 'node_modules', 'dsh-cli', 'node_modules', 'dsh-harness')
@@ -190,15 +197,17 @@ describe('dsh-cli installed with npm install -g, from the tarballs alone', () =>
     return JSON.parse(result.stdout)
   }
 
-  it('installs every package from the loopback registry, asking it for nothing but optional platform builds it lacks', async (t) => {
-    t.diagnostic(`npm install -g dsh-cli: ${installSeconds.toFixed(1)} s, ${registry.downloaded.size} tarballs`)
-    for (const [name, file] of tarballs) {
-      if (name === 'dsh-test-plugins') continue
-      const version = /-(\d+\.\d+\.\d+)\.tgz$/.exec(file)![1]
-      assert.ok(registry.downloaded.has(`${name}@${version}`), `npm downloaded ${name}@${version}, the packed tarball`)
+  it('installs from the one tarball alone: every workspace package inside it, nothing fetched', async (t) => {
+    t.diagnostic(`${bundleLine}; npm install -g of it: ${installSeconds.toFixed(1)} s`)
+    const listed = await readdir(join(prefix, 'lib', 'node_modules', 'dsh-cli', 'node_modules'))
+    for (const name of tarballs.keys()) {
+      if (name === 'dsh-test-plugins' || name === 'dsh-cli') continue
+      assert.ok(listed.includes(name), `${name} is inside the installed dsh-cli`)
     }
+    // The making of the tarball asked the loopback registry only for third-party packages (and optional platform builds it lacks).
     const optional = registry.optionalNames()
     for (const name of registry.missing) assert.ok(optional.has(name), `npm asked for ${name}, which no package lists as optional`)
+    for (const downloaded of registry.downloaded) assert.ok(!downloaded.startsWith('dsh-'), `${downloaded} came from the registry, not from its packed tarball`)
     assert.equal(await realpath(bin), join(prefix, 'lib', 'node_modules', 'dsh-cli', 'dist', 'dsh.js'))
     const packed = JSON.parse(await readFile(join(harness, 'package.json'), 'utf8'))
     assert.ok(!JSON.stringify(packed).includes('workspace:'), "dsh-harness's packed manifest has no workspace: ranges")

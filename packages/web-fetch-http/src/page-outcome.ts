@@ -23,6 +23,8 @@ const NOSCRIPT_MAX_WORDS = 20
 const BUNDLES_MAX_WORDS = 10
 /** An app root with this many words holds what its server rendered. */
 const ROOT_TEXT_WORDS = 5
+/** Words of an app root's placeholder ("Loading…"), and of the whole page around it, at most. */
+const PLACEHOLDER_MAX_WORDS = 2
 const LOGIN_MAX_WORDS = 250
 /** Words outside the sign-in form at most: more, and the page has content beside a sign-in box. */
 const LOGIN_OUTSIDE_MAX_WORDS = 40
@@ -129,9 +131,13 @@ function judgeShell(signals: PageSignals): PageOutcome | undefined {
   const scripts = signals.scriptBundles >= MANY_BUNDLES || signals.inlineScriptChars >= MUCH_INLINE_SCRIPT
   const someScript = signals.scriptBundles > 0 || signals.inlineScriptChars >= SOME_INLINE_SCRIPT
   const noscript = signals.noscriptAsksForJs && words < NOSCRIPT_MAX_WORDS
-  if (!emptyRoot && !noscript && !(scripts && words < BUNDLES_MAX_WORDS && !rootWithText) && !(words === 0 && someScript)) return undefined
+  // An app root holding only a placeholder ("Loading…") on a page of a few words, with any script at all: the script fills it.
+  const placeholderRoot =
+    signals.appRoot !== undefined && signals.appRoot.words > 0 && signals.appRoot.words <= PLACEHOLDER_MAX_WORDS && words <= PLACEHOLDER_MAX_WORDS && (signals.scriptBundles > 0 || signals.inlineScriptChars > 0)
+  if (!emptyRoot && !placeholderRoot && !noscript && !(scripts && words < BUNDLES_MAX_WORDS && !rootWithText) && !(words === 0 && someScript)) return undefined
   const seen: string[] = []
   if (emptyRoot) seen.push(`app root ${signals.appRoot!.selector} empty`)
+  if (placeholderRoot) seen.push(`app root ${signals.appRoot!.selector} holds only a placeholder of ${plural(signals.appRoot!.words, 'word')}, and the page runs script`)
   if (signals.noscriptAsksForJs) seen.push('a <noscript> asks for JavaScript')
   if (signals.scriptBundles) seen.push(plural(signals.scriptBundles, 'script bundle'))
   if (signals.inlineScriptChars >= SOME_INLINE_SCRIPT) seen.push(`${Math.round(signals.inlineScriptChars / 1000)} kB of inline script`)

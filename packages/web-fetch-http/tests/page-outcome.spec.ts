@@ -23,6 +23,7 @@ const ROUTES: Record<string, Route> = {
   '/ok-contact-recaptcha': { file: 'ok-contact-recaptcha' },
   '/needs-js-root': { file: 'needs-js-root' },
   '/needs-js-bundles': { file: 'needs-js-bundles' },
+  '/needs-js-placeholder-root': { file: 'needs-js-placeholder-root' },
   '/empty': { file: 'empty' },
   '/cloudflare-header': { file: 'challenge-cloudflare', status: 403, headers: { 'cf-mitigated': 'challenge', server: 'cloudflare' } },
   '/cloudflare-markup': { file: 'challenge-cloudflare', status: 403 },
@@ -141,6 +142,12 @@ describe('page outcomes of static fetches: pages written for the tests, through 
       const outcome = await outcomeOf('/needs-js-bundles')
       assert.equal(outcome.kind, 'needs_js')
       assert.equal(outcome.evidence, '4 script bundles, 1 word of visible text')
+    })
+
+    it('an app root holding only "Loading…", filled by a small inline script that fetches JSON (no bundle)', async () => {
+      const outcome = await outcomeOf('/needs-js-placeholder-root')
+      assert.equal(outcome.kind, 'needs_js')
+      assert.match(outcome.evidence ?? '', /^app root #root holds only a placeholder of 1 word, and the page runs script/)
     })
   })
 
