@@ -4,6 +4,8 @@
 //
 //   npx -y pnpm@12.4.2 bench:cli-start [-- --runs 15]
 //
+// `dsh mcp` is timed to the answer of an MCP client's initialize on stdio.
+//
 // Every process gets the same preload (bench/support/report-rss.mjs), which
 // reports its peak RSS at exit. Providers point at a closed loopback port and
 // $DSH_HOME is a fresh folder: nothing leaves the machine.
@@ -19,7 +21,7 @@ const runsFlag = process.argv.indexOf('--runs')
 const RUNS = runsFlag === -1 ? 10 : Number(process.argv[runsFlag + 1])
 const WARMUP = 2
 
-const COMMANDS: Array<{ name: string; args: string[] }> = [
+const COMMANDS: Array<{ name: string; args: string[]; mcp?: boolean }> = [
   { name: 'node -e 0 (baseline)', args: ['-e', '0'] },
   { name: 'dsh --version', args: [CLI, '--version'] },
   { name: 'dsh tools --help', args: [CLI, 'tools', '--help'] },
@@ -27,7 +29,38 @@ const COMMANDS: Array<{ name: string; args: string[] }> = [
   { name: 'dsh tools --json --preset ptc', args: [CLI, 'tools', '--json', '--preset', 'ptc'] },
   { name: 'dsh compose --json', args: [CLI, 'compose', '--json'] },
   { name: 'dsh session list --json', args: [CLI, 'session', 'list', '--json'] },
+  // Time until the stdio server answers an MCP client's initialize (what a client waits for), not until exit.
+  { name: 'dsh mcp: initialize answered', args: [CLI, 'mcp', '--preset', 'standard'], mcp: true },
 ]
+
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-cli-start', version: '0' } } })}\n`
+
+/** Starts the MCP server on stdio, sends initialize, and times the answer; then closes stdin (the server exits) for its peak RSS. */
+function runMcpOnce(args: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
+  return new Promise((resolvePromise, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(process.execPath, ['--import', PRELOAD, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
+    let ms: number | undefined
+    let stdout = ''
+    let rss = ''
+    let stderr = ''
+    child.stdio[3]!.on('data', (chunk) => (rss += chunk))
+    child.stderr!.on('data', (chunk) => (stderr += chunk))
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk
+      if (ms === undefined && /"id":1\b/.test(stdout)) {
+        ms = Number(process.hrtime.bigint() - started) / 1e6
+        child.stdin!.end()
+      }
+    })
+    child.on('error', reject)
+    child.stdin!.write(INITIALIZE)
+    child.on('close', (code) => {
+      if (ms === undefined) return reject(new Error(`${args.join(' ')} exited ${code} before answering initialize: ${stderr}`))
+      resolvePromise({ ms, rssKiB: Number(rss) })
+    })
+  })
+}
 
 interface Sample {
   ms: number
@@ -73,7 +106,7 @@ try {
   const samples = COMMANDS.map(() => [] as Sample[])
   for (let round = 0; round < WARMUP + RUNS; round++) {
     for (const [index, command] of COMMANDS.entries()) {
-      const sample = await runOnce(command.args, env)
+      const sample = await (command.mcp ? runMcpOnce : runOnce)(command.args, env)
       if (round >= WARMUP) samples[index].push(sample)
     }
   }
