@@ -16,9 +16,11 @@ const LAYERS: Record<string, string[]> = {
   'dsh-host': [],
   'dsh-web': ['dsh-host'],
   'dsh-provider-kit': ['dsh-host', 'dsh-web'],
-  'dsh-web-fetch-http': ['dsh-host', 'dsh-web'],
+  // The egress policy every fetch provider applies (address policy, pinned and proxied dispatch): a library below them.
+  'dsh-web-egress': ['dsh-host', 'dsh-web'],
+  'dsh-web-fetch-http': ['dsh-host', 'dsh-web', 'dsh-web-egress'],
   // The rendering provider reuses the static one's readers and egress policy through its internal entry.
-  'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-fetch-http'],
+  'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-egress', 'dsh-web-fetch-http'],
   'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-anthropic': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],

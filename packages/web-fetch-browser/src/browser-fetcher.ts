@@ -3,22 +3,8 @@ import type { HttpFetcherOptions } from 'dsh-web-fetch-http'
 import type { ArtifactRef, JsonValue } from 'dsh-host'
 import { WebError, abortError, redactUrl, routeFor, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, PageOutcome, ProviderCall } from 'dsh-web'
-import {
-  AddressPolicy,
-  EXTENSIONS,
-  EXTRACTS,
-  ExtractPool,
-  FORMATS,
-  MAX_MAX_CHARS,
-  PinnedAgents,
-  type ConvertOutput,
-  checkEnum,
-  judgePage,
-  positive,
-  readPageWindow,
-  slicePage,
-  withFixedAnswers,
-} from 'dsh-web-fetch-http/internal'
+import { AddressPolicy, PinnedAgents, withFixedAnswers } from 'dsh-web-egress'
+import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, type ConvertOutput, checkEnum, judgePage, positive, readPageWindow, slicePage } from 'dsh-web-fetch-http/internal'
 import { ChromiumProcess, type ChromiumStatus, DEFAULT_EXECUTABLE } from './chromium-process.js'
 import { type RenderedDocument, RenderCache } from './render-cache.js'
 import { BrowserGone, type RenderedPage, renderPage } from './render-page.js'

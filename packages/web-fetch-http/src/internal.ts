@@ -5,13 +5,8 @@
  * the document readers and paging. Not a public API: what is here may change
  * with the packages that import it (today dsh-web-fetch-browser).
  */
-export { AddressPolicy, withFixedAnswers, type AddressPolicyOptions, type LookupAddress, type LookupFunction, type VettedDestination } from './address-policy.js'
-export { PinnedAgents, type PinnedTimeouts } from './pinned-dispatcher.js'
-export { createProxyDispatcher, proxyFailure, type ProxyDispatcher } from './proxy-dispatcher.js'
-export { transportError } from './redirects.js'
 export { ExtractPool, type ExtractPoolOptions } from './extract-pool.js'
 export type { ConvertInput, ConvertOutput } from './convert-body.js'
 export { MAX_MAX_CHARS, readPageWindow, slicePage, type Page, type PageWindow } from './paging.js'
-export { loadUndici } from './lazy-undici.js'
-export { EXTENSIONS, EXTRACTS, FORMATS, checkEnum, positive, type ProxyOptions } from './http-fetcher.js'
+export { EXTENSIONS, EXTRACTS, FORMATS, checkEnum, positive } from './http-fetcher.js'
 export { judgePage } from './page-outcome.js'
