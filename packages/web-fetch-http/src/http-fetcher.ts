@@ -6,20 +6,17 @@ import { MEMORY_STORE_ID, MemoryStateStore, SharedState, WebError, abortError, r
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, LimitRule, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type EgressOptions, PinnedAgents, type VettedDestination, transportError, withFixedAnswers } from 'dsh-web-egress'
+import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, OUTCOME_HEADERS, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, slicePage } from 'dsh-web-readers'
 import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
-import { ExtractPool } from './extract-pool.js'
-import { OUTCOME_HEADERS } from './challenge-vendors.js'
-import { judgePage } from './page-outcome.js'
 import { RobotsGate } from './robots-gate.js'
 import { readBodyForWorker } from './read-body.js'
 import { discard, header, requestFollowingRedirects } from './redirects.js'
-import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
 import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
 
 export const PROVIDER_ID = 'http'
 
-export interface HttpFetcherOptions extends EgressOptions {
+export interface HttpFetcherOptions extends EgressOptions, ReaderOptions {
   /** Byte cap on the body, on the wire and after decompression (default 5 MB). */
   maxBytes?: number
   /** Deadline of the whole fetch, redirects and body included (default 30 s). */
@@ -50,20 +47,8 @@ export interface HttpFetcherOptions extends EgressOptions {
    * test CA. Verification of the chain and the host name always stays on.
    */
   ca?: string | Buffer | Array<string | Buffer>
-  /** Extraction deadline per page (default 15 s). */
-  extractTimeoutMs?: number
-  /** Extraction worker threads (default: cores − 1, 1 to 4). */
-  extractWorkers?: number
-  /** A worker is replaced after this many pages (default 2000). */
-  recycleAfterJobs?: number
   /** Read each origin's robots.txt first and refuse what it disallows for dsh-web (default false; docs/security.md). */
   respectRobots?: boolean
-  /** PDFs read at once, each in a child process of its own (default 2). */
-  documentProcesses?: number
-  /** Resident memory of each PDF's process in MB (default 512). */
-  documentMemoryMb?: number
-  /** Readability gives up on pages with more elements than this (default 200,000; 0 = no limit). */
-  maxElemsToParse?: number
 }
 
 export interface HttpFetcher extends FetchProvider {
@@ -74,22 +59,6 @@ export interface HttpFetcher extends FetchProvider {
 }
 
 export const DEFAULT_USER_AGENT = 'dsh-web-fetch-http/0.1 (+https://github.com/dsh-web; reads pages for an AI agent)'
-
-export const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
-export const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
-export const EXTRACTS: FetchExtract[] = ['main', 'full']
-
-export function checkEnum<T extends string>(value: unknown, allowed: T[], name: string, fallback: T): T {
-  if (value === undefined) return fallback
-  if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as T
-  throw new WebError('INVALID_ARGUMENT', `${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}.`, { details: { argument: name } })
-}
-
-export function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new WebError('INVALID_ARGUMENT', `${name} must be a number, 0 or more.`)
-  return value
-}
 
 /**
  * A log-only audit line in the session: where the text came from, never the
