@@ -12,7 +12,7 @@
  * The parse5 process also checks, page by page, that the tree extraction
  * reads is parse5's own (its default tree adapter) less what build-tree.ts
  * leaves out on purpose (tests/standard-tree.ts), and prints the count.
- * jsdom is a devDependency of dsh-web-fetch-http used only here.
+ * jsdom is a devDependency of dsh-web-readers used only here.
  */
 import { execFileSync } from 'node:child_process'
 import { readFile, readdir } from 'node:fs/promises'
@@ -21,9 +21,9 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gunzipSync } from 'node:zlib'
-import { extractHtml } from '../packages/web-fetch-http/src/extract-html.js'
-import { type HtmlParser, htmlParser } from '../packages/web-fetch-http/src/parse-html.js'
-import type { DomDocument } from '../packages/web-fetch-http/src/dom.js'
+import { extractHtml } from '../packages/web-readers/src/extract-html.js'
+import { type HtmlParser, htmlParser } from '../packages/web-readers/src/parse-html.js'
+import type { DomDocument } from '../packages/web-readers/src/dom.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({
@@ -58,7 +58,7 @@ const scorer = (await import(pathToFileURL(values.scorer!).href)) as Scorer
 let parser: HtmlParser = htmlParser
 let closeLast = () => {}
 if (values.only === 'linkedom') {
-  const { parseHTML } = (await import(pathToFileURL(createRequire(join(root, 'packages/web-fetch-http/package.json')).resolve('linkedom')).href)) as {
+  const { parseHTML } = (await import(pathToFileURL(createRequire(join(root, 'packages/web-readers/package.json')).resolve('linkedom')).href)) as {
     parseHTML(html: string): { document: DomDocument }
   }
   parser = {
@@ -70,7 +70,7 @@ if (values.only === 'linkedom') {
     },
   }
 } else if (values.only === 'jsdom') {
-  const fromPackage = createRequire(join(root, 'packages/web-fetch-http/package.json'))
+  const fromPackage = createRequire(join(root, 'packages/web-readers/package.json'))
   const { JSDOM, VirtualConsole } = (await import(pathToFileURL(fromPackage.resolve('jsdom')).href)) as {
     JSDOM: new (html: string, options: { url: string; virtualConsole: unknown }) => { window: { document: unknown; close(): void } }
     VirtualConsole: new () => unknown
@@ -111,8 +111,8 @@ const peakRssMb = process.resourceUsage().maxRSS / 1024
 let sameTrees = 0
 if (values.only === 'parse5') {
   // after the timed loop, so that it costs the timings nothing
-  const { buildTree } = await import('../packages/web-fetch-http/src/build-tree.js')
-  const { standardTree, treeLines } = await import('../packages/web-fetch-http/tests/standard-tree.js')
+  const { buildTree } = await import('../packages/web-readers/src/build-tree.js')
+  const { standardTree, treeLines } = await import('../packages/web-readers/tests/standard-tree.js')
   for (const id of ids) {
     const html = gunzipSync(await readFile(join(values.data!, 'html', `${id}.html.gz`))).toString('utf8')
     const ours = treeLines(buildTree(html).document)

@@ -38,14 +38,15 @@ import { createHttpFetcher } from 'dsh-web-fetch-http'
 import type { FetchFormat } from 'dsh-web'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-// turndown and undici are dependencies of the fetch package, not of the workspace root.
-const fromPackage = createRequire(join(root, 'packages/web-fetch-http/package.json'))
+// turndown, readability and linkedom are dependencies of the readers package, undici of the fetch package, not of the workspace root.
+const fromPackage = createRequire(join(root, 'packages/web-readers/package.json'))
+const fromFetcher = createRequire(join(root, 'packages/web-fetch-http/package.json'))
 const { default: TurndownService } = (await import(pathToFileURL(fromPackage.resolve('turndown')).href)) as { default: new (options?: object) => { turndown(html: string): string; remove(filter: string[]): void } }
 const { Readability } = (await import(pathToFileURL(fromPackage.resolve('@mozilla/readability')).href)) as {
   Readability: new (document: unknown) => { parse(): { content: string; textContent: string } | null }
 }
 const { parseHTML } = (await import(pathToFileURL(fromPackage.resolve('linkedom')).href)) as { parseHTML(html: string): { document: unknown } }
-const { request } = (await import(pathToFileURL(fromPackage.resolve('undici')).href)) as {
+const { request } = (await import(pathToFileURL(fromFetcher.resolve('undici')).href)) as {
   request(url: string, options: { headers: Record<string, string> }): Promise<{ headers: Record<string, string | string[] | undefined>; body: { arrayBuffer(): Promise<ArrayBuffer> } }>
 }
 

@@ -17,9 +17,12 @@ const LAYERS: Record<string, string[]> = {
   'dsh-host': [],
   'dsh-web': ['dsh-host'],
   'dsh-provider-kit': ['dsh-host', 'dsh-web'],
-  'dsh-web-fetch-http': ['dsh-host', 'dsh-web'],
-  // The rendering provider reuses the static one's readers and egress policy through its internal entry.
-  'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-fetch-http'],
+  // The egress policy every fetch provider applies (address policy, pinned and proxied dispatch): a library below them.
+  'dsh-web-egress': ['dsh-host', 'dsh-web'],
+  // The readers every fetch provider turns bytes into text with (HTML extraction, PDF, feeds, JSON, the page-outcome judge, paging): a library below them.
+  'dsh-web-readers': ['dsh-host', 'dsh-web'],
+  'dsh-web-fetch-http': ['dsh-host', 'dsh-web', 'dsh-web-egress', 'dsh-web-readers'],
+  'dsh-web-fetch-browser': ['dsh-host', 'dsh-web', 'dsh-web-egress', 'dsh-web-readers'],
   'dsh-web-search-deepseek': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-openai': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-anthropic': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],

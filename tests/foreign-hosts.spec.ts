@@ -103,7 +103,7 @@ before(async () => {
   await mkdir(join(work, 'tarballs'))
   await writeFile(join(work, 'npmrc'), '')
   await writeFile(join(work, 'npmrc-global'), '')
-  const tarballs = await packFolders(root, ['packages/host', 'packages/web', 'packages/web-fetch-http', 'packages/tool-web'], join(work, 'tarballs'))
+  const tarballs = await packFolders(root, ['packages/host', 'packages/web', 'packages/web-egress', 'packages/web-readers', 'packages/web-fetch-http', 'packages/tool-web'], join(work, 'tarballs'))
   registry = await startLoopbackRegistry({ tarballs: [...tarballs.values()], store: join(root, 'node_modules', '.pnpm') })
   server = createServer((request, response) => {
     response.writeHead(request.url === '/page' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' })

@@ -1,24 +1,9 @@
 import { readProxySettings } from 'dsh-host'
-import type { HttpFetcherOptions } from 'dsh-web-fetch-http'
 import type { ArtifactRef, JsonValue } from 'dsh-host'
 import { WebError, abortError, redactUrl, routeFor, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, PageOutcome, ProviderCall } from 'dsh-web'
-import {
-  AddressPolicy,
-  EXTENSIONS,
-  EXTRACTS,
-  ExtractPool,
-  FORMATS,
-  MAX_MAX_CHARS,
-  PinnedAgents,
-  type ConvertOutput,
-  checkEnum,
-  judgePage,
-  positive,
-  readPageWindow,
-  slicePage,
-  withFixedAnswers,
-} from 'dsh-web-fetch-http/internal'
+import { AddressPolicy, type EgressOptions, PinnedAgents, withFixedAnswers } from 'dsh-web-egress'
+import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, type ConvertOutput, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, slicePage } from 'dsh-web-readers'
 import { ChromiumProcess, type ChromiumStatus, DEFAULT_EXECUTABLE } from './chromium-process.js'
 import { type RenderedDocument, RenderCache } from './render-cache.js'
 import { BrowserGone, type RenderedPage, renderPage } from './render-page.js'
@@ -26,13 +11,16 @@ import { VettingProxy, type VettingProxyOptions } from './vetting-proxy.js'
 
 export const PROVIDER_ID = 'browser'
 
-/** What the rendering provider takes as web-fetch-http does (the same policy, route and readers), documented there. */
-type SharedOptions = Pick<
-  HttpFetcherOptions,
-  'lookup' | 'resolve' | 'privateHosts' | 'allowedDomains' | 'blockedDomains' | 'userAgent' | 'artifactThreshold' | 'artifactDir' | 'extractTimeoutMs' | 'extractWorkers' | 'maxElemsToParse' | 'proxy' | 'env' | 'resolveCredential' | 'cacheTtlMs'
->
-
-export interface BrowserFetcherOptions extends SharedOptions {
+/** The same egress policy and route as the static provider (dsh-web-egress), and the same readers (dsh-web-readers). */
+export interface BrowserFetcherOptions extends EgressOptions, Pick<ReaderOptions, 'extractTimeoutMs' | 'extractWorkers' | 'maxElemsToParse'> {
+  /** User-Agent of the browser's requests (default: Chromium's own). */
+  userAgent?: string
+  /** How long a rendered document is kept for paging and for other calls (default 10 min; 0 keeps none). */
+  cacheTtlMs?: number
+  /** Converted text longer than this is also written whole to an artifact file (default 200,000 characters). */
+  artifactThreshold?: number
+  /** Where artifacts go when the call has no session (default: the seam's temp folder, $TMPDIR/dsh-artifacts). */
+  artifactDir?: string
   /** The Chromium to run (default /usr/bin/chromium, Debian's package). */
   executablePath?: string
   /** Deadline of the render: starting the browser, navigation, settling and reading the DOM (default 30 s); extraction then has extractTimeoutMs. */

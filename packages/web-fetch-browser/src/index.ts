@@ -1,7 +1,7 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential } from 'dsh-web'
-import type { ProxyOptions } from 'dsh-web-fetch-http/internal'
+import type { ProxyOptions } from 'dsh-web-egress'
 import { type BrowserFetcherOptions, PROVIDER_ID, createBrowserFetcher } from './browser-fetcher.js'
 
 export const name = 'dsh-web-fetch-browser'

@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import type { ProxySettings } from 'dsh-host'
 import { type FetchRefusal, WebError, redactUrl, routeFor } from 'dsh-web'
-import { type AddressPolicy, type PinnedAgents, createProxyDispatcher, loadUndici, proxyFailure, transportError } from 'dsh-web-fetch-http/internal'
+import { type AddressPolicy, type PinnedAgents, createProxyDispatcher, loadUndici, proxyFailure, transportError } from 'dsh-web-egress'
 
 /** Refusals kept in full per page; the rest are counted. */
 export const REFUSALS_KEPT = 5

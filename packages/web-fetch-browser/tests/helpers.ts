@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { createHash } from 'node:crypto'
-import type { LookupFunction } from 'dsh-web-fetch-http/internal'
+import type { LookupFunction } from 'dsh-web-egress'
 import { type BrowserFetcherOptions, createBrowserFetcher } from '../src/browser-fetcher.js'
 
 /** Why the browser tests are skipped where Debian's chromium is not installed (.ci/run installs it). */

@@ -6,7 +6,7 @@ import { request } from 'node:http'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { readProxySettings } from 'dsh-host'
-import { AddressPolicy, PinnedAgents } from 'dsh-web-fetch-http/internal'
+import { AddressPolicy, PinnedAgents } from 'dsh-web-egress'
 import { VettingProxy } from '../src/vetting-proxy.js'
 import { DIRECT, listen, type Listener } from './helpers.js'
 

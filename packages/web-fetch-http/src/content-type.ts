@@ -1,7 +1,5 @@
 import { WebError, redactUrl } from 'dsh-web'
-import type { ContentKind } from './decode-body.js'
-
-export type { ContentKind } from './decode-body.js'
+import type { ContentKind } from 'dsh-web-readers'
 
 /** The media type without parameters, lower case; undefined when absent or malformed. */
 export function essence(contentType: string | undefined): string | undefined {
@@ -163,5 +161,3 @@ export function classifyBody(kind: ContentKind | undefined, bytes: Uint8Array, c
     { details: { url: redactUrl(url), contentType: type } },
   )
 }
-
-export { sniffKind } from './decode-body.js'

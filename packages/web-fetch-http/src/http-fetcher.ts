@@ -5,32 +5,18 @@ import { type ProxySource, parseProxyUrl, readProxySettings } from 'dsh-host'
 import { MEMORY_STORE_ID, MemoryStateStore, SharedState, WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, LimitRule, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
-import { AddressPolicy, type LookupFunction, type VettedDestination, withFixedAnswers } from './address-policy.js'
+import { AddressPolicy, type EgressOptions, PinnedAgents, type VettedDestination, transportError, withFixedAnswers } from 'dsh-web-egress'
+import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, OUTCOME_HEADERS, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, slicePage } from 'dsh-web-readers'
 import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
-import { ExtractPool } from './extract-pool.js'
-import { OUTCOME_HEADERS } from './challenge-vendors.js'
-import { judgePage } from './page-outcome.js'
 import { RobotsGate } from './robots-gate.js'
-import { PinnedAgents } from './pinned-dispatcher.js'
 import { readBodyForWorker } from './read-body.js'
-import { discard, header, requestFollowingRedirects, transportError } from './redirects.js'
-import { MAX_MAX_CHARS, readPageWindow, slicePage } from './paging.js'
+import { discard, header, requestFollowingRedirects } from './redirects.js'
 import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
 
 export const PROVIDER_ID = 'http'
 
-export interface HttpFetcherOptions {
-  /** Name resolution, same shape as `dns.lookup` with `{ all: true }` (tests, operators). */
-  lookup?: LookupFunction
-  /**
-   * Fixed answers for name resolution, host -> address(es), like curl's
-   * --resolve. The answers are vetted like any other (unless privateHosts
-   * names the host); other names go to `lookup`.
-   */
-  resolve?: Record<string, string | string[]>
-  /** Host names, addresses or CIDR ranges an operator trusts even though they are not public. */
-  privateHosts?: string[]
+export interface HttpFetcherOptions extends EgressOptions, ReaderOptions {
   /** Byte cap on the body, on the wire and after decompression (default 5 MB). */
   maxBytes?: number
   /** Deadline of the whole fetch, redirects and body included (default 30 s). */
@@ -38,8 +24,6 @@ export interface HttpFetcherOptions {
   /** Redirects followed at most (default 5). */
   maxRedirects?: number
   userAgent?: string
-  allowedDomains?: string[]
-  blockedDomains?: string[]
   /**
    * The seam's shared state (ctx.web.state), read at every fetch: where
    * converted documents are kept and limits counted. Without it the fetcher
@@ -63,41 +47,8 @@ export interface HttpFetcherOptions {
    * test CA. Verification of the chain and the host name always stays on.
    */
   ca?: string | Buffer | Array<string | Buffer>
-  /** Extraction deadline per page (default 15 s). */
-  extractTimeoutMs?: number
-  /** Extraction worker threads (default: cores − 1, 1 to 4). */
-  extractWorkers?: number
-  /** A worker is replaced after this many pages (default 2000). */
-  recycleAfterJobs?: number
   /** Read each origin's robots.txt first and refuse what it disallows for dsh-web (default false; docs/security.md). */
   respectRobots?: boolean
-  /** PDFs read at once, each in a child process of its own (default 2). */
-  documentProcesses?: number
-  /** Resident memory of each PDF's process in MB (default 512). */
-  documentMemoryMb?: number
-  /** Readability gives up on pages with more elements than this (default 200,000; 0 = no limit). */
-  maxElemsToParse?: number
-  /** The proxy route; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY (docs/security.md, "Through a proxy"). */
-  proxy?: ProxyOptions
-  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default process.env). */
-  env?: Record<string, string | undefined>
-  /** Looks up `proxy.credential` by name for each fetch (the plugin binds it to ctx.credentials). */
-  resolveCredential?: (name: string, signal: AbortSignal) => Promise<string>
-}
-
-export interface ProxyOptions {
-  /** The proxy for every target, e.g. http://proxy.example:3128. */
-  url?: string
-  /** Hosts that go direct, read as NO_PROXY entries; replaces NO_PROXY. */
-  noProxy?: string[]
-  /** CIDR ranges of a local fake-IP resolver: answers for names in them pass (default none). */
-  fakeIpRanges?: string[]
-  /** On the proxy route, resolve names here too and refuse non-public answers (default true). */
-  resolveLocally?: boolean
-  /** Name of a credential holding `user:password` for the proxy. */
-  credential?: string
-  /** Tunnel http targets with CONNECT (default true); false sends them to the proxy in absolute form. */
-  tunnelHttp?: boolean
 }
 
 export interface HttpFetcher extends FetchProvider {
@@ -108,22 +59,6 @@ export interface HttpFetcher extends FetchProvider {
 }
 
 export const DEFAULT_USER_AGENT = 'dsh-web-fetch-http/0.1 (+https://github.com/dsh-web; reads pages for an AI agent)'
-
-export const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
-export const EXTENSIONS: Record<FetchFormat, string> = { markdown: 'md', text: 'txt', html: 'html' }
-export const EXTRACTS: FetchExtract[] = ['main', 'full']
-
-export function checkEnum<T extends string>(value: unknown, allowed: T[], name: string, fallback: T): T {
-  if (value === undefined) return fallback
-  if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as T
-  throw new WebError('INVALID_ARGUMENT', `${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}.`, { details: { argument: name } })
-}
-
-export function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new WebError('INVALID_ARGUMENT', `${name} must be a number, 0 or more.`)
-  return value
-}
 
 /**
  * A log-only audit line in the session: where the text came from, never the

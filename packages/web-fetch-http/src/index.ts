@@ -1,7 +1,8 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
 import { type LimitRule, LimitRuleSchema, resolveCredential } from 'dsh-web'
-import { type HttpFetcherOptions, type ProxyOptions, createHttpFetcher } from './http-fetcher.js'
+import type { ProxyOptions } from 'dsh-web-egress'
+import { type HttpFetcherOptions, createHttpFetcher } from './http-fetcher.js'
 
 export const name = 'dsh-web-fetch-http'
 export const inject = ['web']
@@ -81,5 +82,4 @@ export function apply(ctx: Context, config: Config) {
 
 export { createHttpFetcher }
 export type { HttpFetcher, HttpFetcherOptions } from './http-fetcher.js'
-export type { LookupAddress, LookupFunction, VettedDestination } from './address-policy.js'
-export { blockedRange } from './ip-ranges.js'
+export { blockedRange, type LookupAddress, type LookupFunction, type VettedDestination } from 'dsh-web-egress'

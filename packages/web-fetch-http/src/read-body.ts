@@ -1,7 +1,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream'
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib'
 import { WebError, redactUrl } from 'dsh-web'
-import { type ContentKind, DECODABLE_ENCODINGS, contentEncodings, decodedPrefix, isZlibWrapped, tooLargeMessage, undecodableMessage } from './decode-body.js'
+import { type ContentKind, DECODABLE_ENCODINGS, contentEncodings, decodedPrefix, isZlibWrapped, tooLargeMessage, undecodableMessage } from 'dsh-web-readers'
 
 export interface BodyBytes {
   bytes: Buffer

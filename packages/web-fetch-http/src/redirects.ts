@@ -4,10 +4,7 @@ import type { Dispatcher } from 'undici'
 import type { ProxySettings } from 'dsh-host'
 import { type HopRoute, WebError, abortError, redactUrl, routeFor } from 'dsh-web'
 import type { RedirectHop } from 'dsh-web'
-import type { AddressPolicy, VettedDestination } from './address-policy.js'
-import type { PinnedAgents } from './pinned-dispatcher.js'
-import { type ProxyDispatcher, createProxyDispatcher, proxyFailure } from './proxy-dispatcher.js'
-import { loadUndici } from './lazy-undici.js'
+import { type AddressPolicy, type PinnedAgents, type ProxyDispatcher, type VettedDestination, createProxyDispatcher, loadUndici, proxyFailure, transportError } from 'dsh-web-egress'
 
 export interface TransportOptions {
   /** The fetcher's pinned agents, reused while their connections are open (pinned-dispatcher.ts). */
@@ -83,46 +80,6 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 }
 
 export { header }
-
-function transportError(error: unknown, url: URL, signal: AbortSignal): WebError {
-  if (WebError.is(error)) return error
-  if (signal.aborted) return abortError(signal, `Fetching ${redactUrl(url)}`)
-  const code = (error as { code?: string })?.code
-  const message = (error as Error)?.message ?? String(error)
-  let what: string
-  switch (code) {
-    case 'ECONNREFUSED':
-      what = 'the connection was refused'
-      break
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      what = 'the connection was reset or closed early'
-      break
-    case 'UND_ERR_HEADERS_OVERFLOW':
-      what = 'the response headers are too large'
-      break
-    case 'UND_ERR_HEADERS_TIMEOUT':
-      return new WebError('WEB_TIMEOUT', `${redactUrl(url)} sent no complete response headers in time.`, { cause: error, details: { url: redactUrl(url) } })
-    case 'UND_ERR_BODY_TIMEOUT':
-      return new WebError('WEB_TIMEOUT', `${redactUrl(url)} stopped sending its body.`, { cause: error, details: { url: redactUrl(url) } })
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return new WebError('WEB_TIMEOUT', `Connecting to ${url.host} took too long.`, { cause: error, details: { url: redactUrl(url) } })
-    case 'HPE_INVALID_CONSTANT':
-    case 'HPE_INVALID_HEADER_TOKEN':
-    case 'HPE_INVALID_VERSION':
-    case 'HPE_INVALID_STATUS':
-      what = 'the server sent malformed HTTP'
-      break
-    default:
-      what = code?.startsWith('HPE_') || (error as Error)?.name === 'HTTPParserError' ? `the server sent malformed HTTP (${message})` : message
-  }
-  return new WebError('WEB_FETCH_FAILED', `Fetching ${redactUrl(url)} failed: ${what}${code ? ` (${code})` : ''}.`, {
-    cause: error,
-    details: { url: redactUrl(url) },
-  })
-}
-
-export { transportError }
 
 /**
  * Where a redirect leads, checked as a first URL is (policy.parse: scheme,

@@ -4,9 +4,9 @@ import { Context } from 'cordis'
 import * as web from 'dsh-web'
 import { WebError } from 'dsh-web'
 import * as fetchHttp from '../src/index.js'
-import { ExtractPool } from '../src/extract-pool.js'
+import { ExtractPool } from '../../web-readers/src/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { MAX_JSON_DEPTH } from '../src/json-document.js'
+import { MAX_JSON_DEPTH } from '../../web-readers/src/json-document.js'
 import { ATOM_FEED, LATIN1_FEED, RSS_FEED } from './feed-fixtures.js'
 import { type TestServer, refusal, signal, startServer } from './helpers.js'
 import { writePdf } from './pdf-writer.js'
@@ -194,10 +194,10 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
     })
 
     it('runs the compiled document child beside the compiled pool, as in production', async () => {
-      const built = (await import(new URL('../dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+      const built = (await import(new URL('../../web-readers/dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
       const pool = new built.ExtractPool({ size: 1 })
       try {
-        assert.equal(pool.documents.childSource.href, new URL('../dist/document-child.js', import.meta.url).href)
+        assert.equal(pool.documents.childSource.href, new URL('../../web-readers/dist/document-child.js', import.meta.url).href)
         const output = await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
         assert.match(output.text, /Quarterly report/)
         // a second PDF is read by the same process: it held little after the first

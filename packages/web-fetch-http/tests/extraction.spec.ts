@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { readFile, writeFile } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import type { FetchFormat } from 'dsh-web'
-import { convertBody } from '../src/convert-body.js'
-import { extractHtml } from '../src/extract-html.js'
-import { htmlParser } from '../src/parse-html.js'
-import { ExtractPool } from '../src/extract-pool.js'
+import { convertBody } from '../../web-readers/src/convert-body.js'
+import { extractHtml } from '../../web-readers/src/extract-html.js'
+import { htmlParser } from '../../web-readers/src/parse-html.js'
+import { ExtractPool } from '../../web-readers/src/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, fakeLookup, signal, startServer, DIRECT } from './helpers.js'
 
@@ -162,53 +160,6 @@ describe('body to text in the worker', () => {
       const copied = await pool.convert({ bytes: shared, kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
       assert.equal(copied.text, 'small')
       assert.equal(shared.toString(), '<p>small</p>', 'a buffer that is not all the body is left alone')
-    } finally {
-      await pool.close()
-    }
-  })
-})
-
-describe('extraction worker code', () => {
-  const html = (text: string) => new Uint8Array(Buffer.from(`<p>${text}</p>`))
-
-  it('runs from the TypeScript source under tsx, so an edit needs no build (it ran ../dist/extract-worker.js, which can be stale)', async () => {
-    const pool = new ExtractPool({ size: 1 })
-    try {
-      assert.equal(pool.workerSource.href, new URL('../src/extract-worker.ts', import.meta.url).href)
-    } finally {
-      await pool.close()
-    }
-    // A copy of src/ inside the package (so that its imports resolve), whose
-    // worker is edited to mark every reply: no build has that mark.
-    const copy = await mkdtemp(fileURLToPath(new URL('../.worker-source-test-', import.meta.url)))
-    try {
-      await cp(fileURLToPath(new URL('../src', import.meta.url)), join(copy, 'src'), { recursive: true })
-      await appendFile(
-        join(copy, 'src', 'extract-worker.ts'),
-        `\n{ const port = parentPort!; const post = port.postMessage.bind(port)\n` +
-          `  port.postMessage = (reply: any) => post({ ...reply, output: { ...reply.output, extractor: 'edited source' } }) }\n`,
-      )
-      const copied = (await import(pathToFileURL(join(copy, 'src', 'extract-pool.ts')).href)) as { ExtractPool: typeof ExtractPool }
-      const edited = new copied.ExtractPool({ size: 1 })
-      try {
-        const output = await edited.convert({ bytes: html('edited'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
-        assert.equal(output.text, 'edited')
-        assert.equal(output.extractor, 'edited source', 'the worker ran the edited source')
-      } finally {
-        await edited.close()
-      }
-    } finally {
-      await rm(copy, { recursive: true, force: true })
-    }
-  })
-
-  it('runs the compiled worker beside the compiled pool, as in production', async () => {
-    const built = (await import(new URL('../dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
-    const pool = new built.ExtractPool({ size: 1 })
-    try {
-      assert.equal(pool.workerSource.href, new URL('../dist/extract-worker.js', import.meta.url).href)
-      const output = await pool.convert({ bytes: html('built'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, signal())
-      assert.equal(output.text, 'built')
     } finally {
       await pool.close()
     }

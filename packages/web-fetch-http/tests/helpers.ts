@@ -4,7 +4,7 @@ import { type AddressInfo, type Socket, createServer as createNetServer } from '
 import { createSecureContext } from 'node:tls'
 import assert from 'node:assert/strict'
 import { WebError } from 'dsh-web'
-import type { LookupAddress, LookupFunction } from '../src/address-policy.js'
+import type { LookupAddress, LookupFunction } from 'dsh-web-egress'
 
 export interface TestServer {
   port: number

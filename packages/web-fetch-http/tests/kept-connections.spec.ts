@@ -3,8 +3,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo, Socket } from 'node:net'
 import { after, describe, it } from 'node:test'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { loadUndici } from '../src/lazy-undici.js'
-import { PinnedAgents } from '../src/pinned-dispatcher.js'
+import { PinnedAgents, loadUndici } from 'dsh-web-egress'
 import { REDIRECT_DRAIN_BYTES, REDIRECT_DRAIN_MS } from '../src/redirects.js'
 import { fakeLookup, refusal } from './helpers.js'
 

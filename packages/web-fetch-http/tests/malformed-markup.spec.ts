@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { extractHtml } from '../src/extract-html.js'
+import { extractHtml } from '../../web-readers/src/extract-html.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, fakeLookup, signal, startServer, DIRECT } from './helpers.js'
-import { textsOf, visibleText } from './standard-tree.js'
+import { textsOf, visibleText } from '../../web-readers/tests/standard-tree.js'
 
 // Pages whose markup is broken in the ways real pages are. What each should yield is derived from
 // the standard's tree construction alone (parse5 with its own tree, no code of ours): the visible
