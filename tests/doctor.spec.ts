@@ -1,5 +1,6 @@
 // dsh doctor: the real CLI in child processes, a temp $DSH_HOME, loopback only.
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { readFileSync } from 'node:fs'
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
@@ -330,6 +331,23 @@ describe('dsh doctor', () => {
     }
     const human = await dsh(['doctor'], { home, env: { HTTPS_PROXY: 'http://u:secret@127.0.0.1:9' } })
     for (const text of [result.stdout, result.stderr, human.stdout, human.stderr]) assert.ok(!text.includes('secret'), text)
+  })
+
+  it('checks the renderer when the web row renders: Chromium, its version, its sandbox, and a loopback self-test of its egress', { skip: existsSync('/usr/bin/chromium') ? false : 'Debian chromium is not installed (scripts/test-prerequisites.mjs installs it)' }, async () => {
+    const document = report(await dsh(['doctor', '--json', '--offline', '--preset', 'render'], { home }))
+    const render = check(document, 'render.browser')
+    assert.equal(render.status, 'ok', render.message)
+    assert.match(render.message, /^Chrom\S+ at \/usr\/bin\/chromium, sandbox (on|off \(.+\)); the loopback self-test held \(the page ran, no TCP to an untrusted loopback address, no UDP/)
+  })
+
+  it('fails the renderer when its browser is not there, with the fix', async () => {
+    const overlay = join(home, 'no-chromium.cordis.yml')
+    await writeFile(overlay, `- id: web-fetch-browser\n  config:\n    executablePath: ${join(home, 'no-such-chromium')}\n`)
+    const document = report(await dsh(['doctor', '--json', '--offline', '--preset', 'render', '--config', overlay], { home }))
+    const render = check(document, 'render.browser')
+    assert.equal(render.status, 'fail')
+    assert.match(render.message, /No Chromium at .*no-such-chromium: apt-get install chromium, or set executablePath/)
+    assert.match(render.fix!, /apt-get install chromium/)
   })
 
   it('fails naming a row whose plugin fails to start', async () => {

@@ -2,6 +2,7 @@ import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential } from 'dsh-web'
 import type { ProxyOptions } from 'dsh-web-egress'
+import { checkBrowser } from './browser-check.js'
 import { type BrowserFetcherOptions, PROVIDER_ID, createBrowserFetcher } from './browser-fetcher.js'
 
 export const name = 'dsh-web-fetch-browser'
@@ -65,12 +66,13 @@ export function apply(ctx: Context, config: Config) {
     resolveCredential: async (ref, signal) => (await resolveCredential(ctx, { providerId: PROVIDER_ID, ref, signal })).value,
   }
   const fetcher = createBrowserFetcher(options)
-  ctx.web.registerFetchProvider(fetcher)
+  ctx.web.registerFetchProvider({ ...fetcher, check: () => checkBrowser(fetcher, config.timeoutMs) })
   // The browser, its profile and the extraction worker end with the plugin.
   ctx.effect(() => () => void fetcher.close())
 }
 
 export { createBrowserFetcher, PROVIDER_ID }
+export { checkBrowser } from './browser-check.js'
 export type { BrowserFetcher, BrowserFetcherOptions } from './browser-fetcher.js'
 export type { ChromiumStatus, SandboxState } from './chromium-process.js'
 export { detectSandbox } from './chromium-process.js'

@@ -349,4 +349,12 @@ export interface FetchProvider {
   /** Why `available()` is false; undefined when it is available. Local and cheap like `available()`. */
   unavailableReason?(): string | undefined
   fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument>
+  /**
+   * What `dsh doctor` asks of a fetch provider beyond `available()`: facts
+   * of its installation and a self-test on loopback only (a renderer: its
+   * browser found, its version, its sandbox, and that a page's egress is
+   * contained). Resolves to what it proved; rejects with a WebError saying
+   * what is wrong. Never reaches past loopback.
+   */
+  check?(call: ProviderCall): Promise<string>
 }

@@ -20,7 +20,7 @@ interface ProviderLike {
   id: string
   available(): boolean
   unavailableReason?(): string | undefined
-  /** The provider's own proof that a search would work (dsh-web's SearchProvider.check), where its API has a free one. */
+  /** The provider's own proof that it works: a search provider's free request (SearchProvider.check), a fetch provider's loopback self-test (FetchProvider.check). */
   check?(call: { signal: AbortSignal }): Promise<string>
 }
 
@@ -29,10 +29,11 @@ interface SearchAnswerLike {
   sources: unknown[]
 }
 export interface WebLike {
-  config: { searchProvider?: string; fetchProvider?: string }
+  config: { searchProvider?: string; fetchProvider?: string; render?: string; renderProvider?: string }
   listProviders(): { search: string[]; fetch: string[] }
   searchProvider(): ProviderLike
   fetchProvider(): ProviderLike
+  renderProvider(): ProviderLike
   fetch(request: { url: string }, call: { signal: AbortSignal }): Promise<unknown>
   search(request: { query: string }, call: { signal: AbortSignal }): Promise<SearchAnswerLike>
 }
@@ -266,6 +267,32 @@ export async function searchProviderChecks(rows: ProviderRow[], web: WebLike | u
   else if (!live) checks.push({ id: `search.${id}`, status: 'ok', message: `${id}: not checked: its API has no request that costs nothing; \`dsh doctor --live\` makes one paid search` })
   if (live) checks.push(await liveSearch(web, id))
   return checks
+}
+
+/** A renderer's self-test, when the web row renders: a browser launched, fetched a loopback page, and contained its egress. */
+const RENDER_CHECK_MS = 60_000
+
+export async function renderProviderChecks(web: WebLike | undefined): Promise<Check[]> {
+  if (!web?.config.render || web.config.render === 'never') return []
+  let provider: ProviderLike
+  try {
+    provider = web.renderProvider()
+  } catch (error: any) {
+    // Registered but not available (its browser is not there): the provider's reason, and the fix for it.
+    if (error?.code === 'WEB_PROVIDER_UNAVAILABLE') return [{ id: `render.${web.config.renderProvider}`, status: 'fail', message: message(error), fix: 'apt-get install chromium, or set executablePath in its row' }]
+    return [{ id: 'render', status: 'fail', message: `the web row renders (render: ${web.config.render}) but ${codeOf(error)}${message(error)}`, fix: 'mount the dsh-web-fetch-browser row (the render preset does), or set render: never' }]
+  }
+  const id = `render.${provider.id}`
+  if (!provider.check) return [{ id, status: 'ok', message: `${provider.id}: available; it has no self-test` }]
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), RENDER_CHECK_MS)
+  try {
+    return [{ id, status: 'ok', message: await provider.check({ signal: controller.signal }) }]
+  } catch (error) {
+    return [{ id, status: 'fail', message: `${provider.id}: ${codeOf(error)}${message(error)}`, fix: 'every rendered fetch would fail or leak this way: fix what the message names before rendering' }]
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 async function freeCheck(provider: ProviderLike, id: string): Promise<Check> {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import { defaultHome } from '../home.js'
-import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, searchProviderChecks, toolChecks, toolSchemaChecks, type WebLike, webChecks } from './doctor-checks.js'
+import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, renderProviderChecks, searchProviderChecks, toolChecks, toolSchemaChecks, type WebLike, webChecks } from './doctor-checks.js'
 import { stateStoreChecks } from './doctor-cache.js'
 import { homeChecks, nodeCheck, proxyCheck } from './doctor-environment.js'
 import { findConfigDir, type GlobalOptions, type Output, UsageError } from './commands.js'
@@ -50,6 +50,7 @@ export async function runDoctor(options: GlobalOptions & DoctorOptions, io: Outp
       checks.push(...(await credentialChecks(rows, composition.ctx.get('credentials') as CredentialsService | undefined)))
       checks.push(...(await baseURLChecks(rows)))
       if (!options.offline) checks.push(...(await searchProviderChecks(rows, web, checks, options.live)))
+      checks.push(...(await renderProviderChecks(web)))
     }
     checks.push(...(await homeChecks(defaultHome())))
     checks.push(proxyCheck())
