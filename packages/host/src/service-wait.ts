@@ -30,33 +30,40 @@ export interface ServiceWaitOptions {
 
 const DEFAULT_GRACE_MS = 5_000
 
-export interface ServiceWait {
-  /** The required services not provided yet, in the order declared. */
-  waitingFor(): string[]
+/** Each context's wait, kept for `waitingFor`; gone with the context. */
+const waits = new WeakMap<object, () => string[]>()
+
+/**
+ * The required services a plugin still waits for (none once they are all
+ * there), given the context its apply got; a plugin re-exports this as
+ * `waitingFor`, which is how a host reports its row as pending.
+ */
+export function waitingFor(ctx: object): string[] {
+  return waits.get(ctx)?.() ?? []
 }
 
-export function startWhenProvided(ctx: ServiceWaitContext, options: ServiceWaitOptions, apply: (ctx: any) => void): ServiceWait {
-  const waitingFor = () => Object.keys(options.required).filter((service) => ctx.get(service) === undefined)
+export function startWhenProvided(ctx: ServiceWaitContext, options: ServiceWaitOptions, apply: (ctx: any) => void): void {
+  const missing = () => Object.keys(options.required).filter((service) => ctx.get(service) === undefined)
+  waits.set(ctx, missing)
   const inject = Object.fromEntries([
     ...Object.keys(options.required).map((service) => [service, { required: true }] as const),
     ...(options.optional ?? []).map((service) => [service, { required: false }] as const),
   ])
   ctx.inject(inject, apply)
   ctx.on('ready', () => {
-    if (!waitingFor().length) return
+    if (!missing().length) return
     ctx.effect(() => {
       const timer = setTimeout(() => {
-        const missing = waitingFor()
-        if (missing.length) warn(ctx, options.plugin, describeWait(options, missing, options.graceMs ?? DEFAULT_GRACE_MS))
+        const left = missing()
+        if (left.length) warn(ctx, options.plugin, describeWait(options, left, options.graceMs ?? DEFAULT_GRACE_MS))
       }, options.graceMs ?? DEFAULT_GRACE_MS)
       return () => clearTimeout(timer)
     })
   })
-  return { waitingFor }
 }
 
 /** The log line: which services, what provides each, and that the plugin starts once they are there. */
-export function describeWait(options: ServiceWaitOptions, missing: string[], graceMs: number): string {
+function describeWait(options: ServiceWaitOptions, missing: string[], graceMs: number): string {
   const each = missing.map((service) => `"${service}" (${options.required[service]})`).join(' and ')
   return `${options.plugin} is waiting for the service${missing.length === 1 ? '' : 's'} ${each}, which no mounted row has provided ${graceMs / 1000} s after start; it starts once ${missing.length === 1 ? 'it is' : 'they are'} there. Mount the row that provides ${missing.length === 1 ? 'it' : 'them'} (docs/host-contract.md).`
 }

@@ -1,5 +1,5 @@
 import { type Context, Schema } from 'cordis'
-import { refuseUnknownKeys, type ServiceWait, startWhenProvided } from 'dsh-host'
+import { refuseUnknownKeys, startWhenProvided } from 'dsh-host'
 import { createRunCodeTool, type RunCodeSettings } from './run-code-tool.js'
 
 export const name = 'dsh-run-code'
@@ -25,16 +25,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
   const required = { tools: "a tools service: dsh-harness/tools in dsh-harness, or your host's own (docs/host-contract.md)" }
-  waits.set(ctx, startWhenProvided(ctx, { plugin: name, required }, (ready: Context) => {
+  startWhenProvided(ctx, { plugin: name, required }, (ready: Context) => {
     ready.tools.register(createRunCodeTool(ready.tools, config))
-  }))
+  })
 }
-
-const waits = new WeakMap<Context, ServiceWait>()
 
 /** The services this plugin still waits for, given the context its apply got: how a host reports the row as pending. */
-export function waitingFor(ctx: Context): string[] {
-  return waits.get(ctx)?.waitingFor() ?? []
-}
+export { waitingFor } from 'dsh-host'
 
 export { createRunCodeTool, RUN_CODE_DEFAULTS, type RunCodeInput, type RunCodeSettings, type RunCodeTools } from './run-code-tool.js'

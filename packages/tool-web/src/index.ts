@@ -1,5 +1,5 @@
 import { type Context, Schema } from 'cordis'
-import { refuseUnknownKeys, startWhenProvided, type ServiceWait } from 'dsh-host'
+import { refuseUnknownKeys, startWhenProvided } from 'dsh-host'
 import { FETCH_MAX_CHARS_LIMIT, type ToolWebConfig } from './tool-web-config.js'
 import { createWebFetchTool } from './web-fetch-tool.js'
 import { createWebSearchTool } from './web-search-tool.js'
@@ -43,22 +43,14 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
  */
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const wait = startWhenProvided(ctx, { plugin: name, required: REQUIRED_SERVICES, optional: ['network'] }, (ready: Context) => {
+  startWhenProvided(ctx, { plugin: name, required: REQUIRED_SERVICES, optional: ['network'] }, (ready: Context) => {
     if (config.search) ready.tools.register(createWebSearchTool(ready, config))
     if (config.fetch) ready.tools.register(createWebFetchTool(ready, config))
   })
-  waiting.set(ctx, wait)
-  ctx.on('dispose', () => {
-    waiting.delete(ctx)
-  })
 }
 
-const waiting = new WeakMap<Context, ServiceWait>()
-
-/** The services this plugin still waits for (none once its tools are registered), given the context its apply got: how a host reports the row as pending. */
-export function waitingFor(ctx: Context): string[] {
-  return waiting.get(ctx)?.waitingFor() ?? []
-}
+/** The services this plugin still waits for, given the context its apply got: how a host reports the row as pending. */
+export { waitingFor } from 'dsh-host'
 
 export { createWebSearchTool, webSearchDescription } from './web-search-tool.js'
 export { createWebFetchTool, webFetchDescription } from './web-fetch-tool.js'
