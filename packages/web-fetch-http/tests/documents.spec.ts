@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import * as web from 'dsh-web'
 import { WebError } from 'dsh-web'
@@ -205,6 +206,28 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
         assert.equal(pool.documents.started, 1)
       } finally {
         await pool.close()
+      }
+    })
+
+    it("reads a PDF where pdf.js's optional native package cannot load (was: DOMMatrix is not defined), on source and compiled", async () => {
+      const built = (await import(new URL('../../web-readers/dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+      const refuse = fileURLToPath(new URL('./fixtures/no-native-canvas.cjs', import.meta.url))
+      const options = process.env.NODE_OPTIONS
+      // The document processes inherit the environment: each starts with @napi-rs/canvas refused.
+      process.env.NODE_OPTIONS = `${options ?? ''} --require ${refuse}`.trim()
+      try {
+        for (const Pool of [ExtractPool, built.ExtractPool]) {
+          const pool = new Pool({ size: 1 })
+          try {
+            const output = await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
+            assert.match(output.text, /Quarterly report/, pool.documents.childSource.href)
+          } finally {
+            await pool.close()
+          }
+        }
+      } finally {
+        if (options === undefined) delete process.env.NODE_OPTIONS
+        else process.env.NODE_OPTIONS = options
       }
     })
 

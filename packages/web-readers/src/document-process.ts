@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import type { ConvertOutput } from './convert-body.js'
 import { type DocumentJob, type DocumentReady, type DocumentReply, MEMORY_CAP_MARK } from './document-protocol.js'
+import { PDF_IMPORT_STAND_IN } from './pdf-globals.js'
 
 export interface DocumentProcessOptions {
   /** Documents read at once, each in its own process; more wait their turn (default 2). */
@@ -32,14 +33,15 @@ function childModule(): URL {
 
 /**
  * How a child starts on TypeScript source (tests, diagnostics): pdf.js is
- * imported first, without tsx, which would transform its 2 MB of JavaScript
- * at every start (6 s and 250 MB more); tsx is then registered for our own
- * modules, as the pool's worker does it.
+ * imported first (after the stand-in for the matrix it builds as it loads),
+ * without tsx, which would transform its 2 MB of JavaScript at every start
+ * (6 s and 250 MB more); tsx is then registered for our own modules, as the
+ * pool's worker does it.
  */
 function sourceBootstrap(source: URL): string {
   const modules = ['pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs'].map((name) => JSON.stringify(import.meta.resolve(name)))
   const api = JSON.stringify(import.meta.resolve('tsx/esm/api'))
-  return `Promise.all([${modules.join(', ')}].map((url) => import(url))).then(() => import(${api})).then(({ register }) => { register(); return import(${JSON.stringify(source.href)}) })`
+  return `${PDF_IMPORT_STAND_IN} Promise.all([${modules.join(', ')}].map((url) => import(url))).then(() => import(${api})).then(({ register }) => { register(); return import(${JSON.stringify(source.href)}) })`
 }
 
 /** The last few kilobytes a child wrote to stderr: where the watchdog and V8 say why it died. */

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import type { DocumentMetadata, FetchFormat } from 'dsh-web'
 import { DocumentError, atUrl } from './document-error.js'
 import type { ExtractOutput } from './extract-html.js'
+import { installPdfGlobals } from './pdf-globals.js'
 
 /** The library and version named in provenance (`extractor`). */
 export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
@@ -40,6 +41,7 @@ let library: Promise<PdfJs> | undefined
 
 /** pdf.js is loaded by the document processes only (document-child.ts): HTML workers never pay for it. */
 function loadPdfJs(): Promise<PdfJs> {
+  installPdfGlobals()
   library ??= import('pdfjs-dist/legacy/build/pdf.mjs') as unknown as Promise<PdfJs>
   return library
 }
