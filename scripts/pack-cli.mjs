@@ -79,9 +79,11 @@ try {
   // npm installs the packed workspace packages from their tarballs (each one's dependency on another
   // is met by the other's tarball) and their third-party dependencies from its registry, into the
   // staged package's node_modules, as it would for dsh-cli; no scripts run (none of them builds anything).
+  // Optional packages stay out: they are the platform builds of native modules (pdf.js's @napi-rs/canvas,
+  // which dsh-web-readers does without), and a bundle made on one platform must install on any.
   for (const name of bundled) delete manifest.dependencies[name]
   writeFileSync(join(top, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
-  run('npm', ['install', '--omit=dev', '--omit=peer', '--no-package-lock', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...packed.values()], top)
+  run('npm', ['install', '--omit=dev', '--omit=peer', '--omit=optional', '--no-package-lock', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...packed.values()], top)
   // Then the manifest names every workspace package by its version, and bundles all of node_modules.
   manifest.dependencies = Object.fromEntries(Object.entries({ ...manifest.dependencies, ...versions }).sort(([a], [b]) => a.localeCompare(b)))
   manifest.bundleDependencies = true

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
@@ -48,4 +49,18 @@ export async function packFolders(root: string, folders: string[], destination: 
     tarballs.set(name, file)
   }
   return tarballs
+}
+
+/**
+ * A work folder of its own (empty npmrc files for npmEnv) holding the
+ * tarballs of every workspace package and of the test plugins (a plugin of
+ * one's own), by name.
+ */
+export async function packedWorkspace(root: string, label: string): Promise<{ work: string; tarballs: Map<string, string> }> {
+  const work = await realpath(await mkdtemp(join(tmpdir(), label)))
+  await mkdir(join(work, 'tarballs'))
+  await writeFile(join(work, 'npmrc'), '')
+  await writeFile(join(work, 'npmrc-global'), '')
+  const folders = (await readdir(join(root, 'packages'))).map((folder) => `packages/${folder}`).filter((folder) => existsSync(join(root, folder, 'package.json')))
+  return { work, tarballs: await packFolders(root, [...folders, 'tests/plugins'], join(work, 'tarballs')) }
 }

@@ -1,152 +1,39 @@
-// The packages as they would be published: `pnpm pack` of every workspace
-// package, installed with npm into empty folders, offline (nothing but the
-// tarballs and what this machine already holds, served from loopback).
-// - dsh-tool-web with the contract and the seam pulls neither the MCP SDK, nor
-//   QuickJS, nor TypeScript, nor dsh-harness.
-// - dsh-harness alone (the services, the loader, the CLI) pulls neither the MCP
-//   SDK, nor QuickJS, nor TypeScript: they come with dsh-mcp and dsh-run-code.
-// - `npm install -g dsh-cli` gives a `dsh` that runs from any folder with the
-//   base and presets shipped inside dsh-harness: `dsh tools`, an MCP
-//   `tools/list` over stdio, a config folder of one's own, a plugin installed
-//   globally beside it, doctor's Node check.
-// - The README's `npm install -g ./packages/cli` links the clone's dsh.
+// The one dsh-cli tarball of scripts/pack-cli.mjs (every workspace package
+// dsh-cli needs, packed as published, bundled with their third-party
+// packages, optional platform builds left out), installed with
+// `npm install -g` pointed at a closed port, offline: a `dsh` that runs from
+// any folder with the base and presets shipped inside dsh-harness: `dsh
+// tools`, every shipped overlay by name, an MCP `tools/list` over stdio, a
+// config folder of one's own, a plugin installed globally beside it,
+// doctor's Node check, and a PDF read without pdf.js's native package.
+// (A file of its own: the bundle's making and install take most of a minute
+// each on a loaded 2-core machine.)
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { type Server, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { collectOutput, LOOPBACK_ONLY, type RunResult } from './helpers.js'
-import { type LoopbackRegistry, startLoopbackRegistry } from './support/loopback-registry.js'
-import { npmEnv, packFolders } from './support/packed.js'
+import { writePdf } from '../../packages/web-fetch-http/tests/pdf-writer.js'
+import { collectOutput, LOOPBACK_ONLY, type RunResult } from '../helpers.js'
+import { type LoopbackRegistry, startLoopbackRegistry } from '../support/loopback-registry.js'
+import { npmEnv, packedWorkspace } from '../support/packed.js'
 
 const run = promisify(execFile)
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-
-/**
- * The tarballs of every workspace package, and of the test plugins (a plugin
- * of one's own), by name.
- */
-async function packAll(destination: string): Promise<Map<string, string>> {
-  const folders = (await readdir(join(root, 'packages'))).map((folder) => `packages/${folder}`).filter((folder) => existsSync(join(root, folder, 'package.json')))
-  return packFolders(root, [...folders, 'tests/plugins'], destination)
-}
-
-/** Every package folder anywhere under node_modules (nested ones too), scoped ones as `@scope/name`. */
-async function installedAnywhere(modules: string): Promise<Set<string>> {
-  const names = new Set<string>()
-  if (!existsSync(modules)) return names
-  for (const entry of await readdir(modules)) {
-    if (entry.startsWith('.')) continue
-    const packages = entry.startsWith('@') ? (await readdir(join(modules, entry))).map((scoped) => `${entry}/${scoped}`) : [entry]
-    for (const name of packages) {
-      names.add(name)
-      for (const nested of await installedAnywhere(join(modules, name, 'node_modules'))) names.add(nested)
-    }
-  }
-  return names
-}
-
-/** Every package folder under node_modules, scoped ones as `@scope/name`. */
-async function installed(app: string): Promise<string[]> {
-  const modules = join(app, 'node_modules')
-  const names: string[] = []
-  for (const entry of await readdir(modules)) {
-    if (entry.startsWith('.')) continue
-    if (entry.startsWith('@')) for (const scoped of await readdir(join(modules, entry))) names.push(`${entry}/${scoped}`)
-    else names.push(entry)
-  }
-  return names.sort()
-}
-
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 let work: string
 let tarballs: Map<string, string>
 before(async () => {
-  work = await realpath(await mkdtemp(join(tmpdir(), 'dsh-pack-')))
-  await mkdir(join(work, 'tarballs'))
-  await writeFile(join(work, 'npmrc'), '')
-  await writeFile(join(work, 'npmrc-global'), '')
-  tarballs = await packAll(join(work, 'tarballs'))
+  ;({ work, tarballs } = await packedWorkspace(root, 'dsh-pack-cli-'))
 })
 after(async () => {
   await rm(work, { recursive: true, force: true })
-})
-
-describe('dsh-tool-web installed alone', () => {
-  let app: string
-  before(async () => {
-    app = join(work, 'tool-web-app')
-    await mkdir(app)
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
-    // cordis is a peer: the harness that mounts the plugins brings it. Left out here, so that what is
-    // listed below is exactly what the three packages themselves pull in. The registry is a closed
-    // loopback port: a request npm tried anyway would go nowhere.
-    const files = ['dsh-host', 'dsh-web', 'dsh-tool-web'].map((name) => tarballs.get(name)!)
-    await run('npm', ['install', '--offline', '--legacy-peer-deps', ...files], { cwd: app, env: npmEnv(work, 'http://127.0.0.1:9/') })
-  })
-
-  it('pulls in only the contract and the seam', async () => {
-    assert.deepEqual(await installed(app), ['dsh-host', 'dsh-tool-web', 'dsh-web'])
-  })
-
-  it('lists no host, MCP SDK, QuickJS or TypeScript among the dependencies of what it installed', async () => {
-    for (const name of ['dsh-host', 'dsh-web', 'dsh-tool-web']) {
-      const manifest = JSON.parse(await readFile(join(app, 'node_modules', name, 'package.json'), 'utf8'))
-      const deps = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })
-      for (const heavy of ['dsh-harness', '@modelcontextprotocol/sdk', 'quickjs-emscripten', 'typescript']) {
-        assert.ok(!deps.includes(heavy), `${name} depends on ${heavy}`)
-      }
-      assert.ok(!JSON.stringify(manifest).includes('workspace:'), `${name}'s packed manifest has no workspace: ranges`)
-    }
-    assert.ok(!existsSync(join(app, 'node_modules', '@modelcontextprotocol')))
-  })
-
-  it('ships its built code', async () => {
-    for (const name of ['dsh-host', 'dsh-web', 'dsh-tool-web']) {
-      assert.ok(existsSync(join(app, 'node_modules', name, 'dist', 'index.js')), `${name}/dist/index.js`)
-    }
-  })
-})
-
-describe('dsh-harness installed alone', () => {
-  let registry: LoopbackRegistry
-  let app: string
-  let found: Set<string>
-  before(async () => {
-    // Its own dependencies (yaml, ajv, commander, cordis as a peer) come from what this machine holds, served from loopback.
-    registry = await startLoopbackRegistry({ tarballs: [...tarballs.values()], store: join(root, 'node_modules', '.pnpm') })
-    app = join(work, 'harness-app')
-    await mkdir(app)
-    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
-    await run('npm', ['install', 'dsh-harness'], { cwd: app, env: npmEnv(work, registry.url), maxBuffer: 16 << 20 })
-    found = await installedAnywhere(join(app, 'node_modules'))
-  })
-  after(async () => {
-    await registry?.close()
-  })
-
-  it('pulls neither the MCP SDK, nor QuickJS, nor TypeScript (was: all three, with dsh mcp and run_code inside the host)', () => {
-    assert.ok(found.has('dsh-harness') && found.has('dsh-host') && found.has('cordis'), [...found].join(', '))
-    for (const heavy of ['@modelcontextprotocol/sdk', 'quickjs-emscripten', 'typescript', 'ts-blank-space', 'dsh-mcp', 'dsh-run-code']) {
-      assert.ok(!found.has(heavy), `npm install dsh-harness installed ${heavy}`)
-    }
-  })
-
-  it('its own bin runs, and says which package has dsh mcp', async () => {
-    const bin = join(app, 'node_modules', '.bin', 'dsh')
-    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== undefined)), ...LOOPBACK_ONLY, DSH_HOME: join(work, 'harness-home'), PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) } as Record<string, string>
-    const version = await collectOutput(spawn(bin, ['--version'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }))
-    assert.equal(version.code, 0, version.stderr)
-    const mcp = await collectOutput(spawn(bin, ['mcp', '--preset', 'standard'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }))
-    assert.equal(mcp.code, 2)
-    assert.match(mcp.stderr, /dsh mcp comes with the package dsh-mcp, .*install dsh-cli/)
-  })
 })
 
 describe('dsh-cli installed with npm install -g from its one tarball (scripts/pack-cli.mjs), with no registry', () => {
@@ -284,22 +171,24 @@ describe('dsh-cli installed with npm install -g from its one tarball (scripts/pa
     const range = JSON.parse(await readFile(join(harness, 'package.json'), 'utf8')).engines.node
     assert.deepEqual(node, { id: 'node', status: 'ok', message: `Node ${process.versions.node} satisfies engines.node ${range}` })
   })
-})
-
-describe("the README's npm install -g ./packages/cli", () => {
-  it('links the clone\'s dsh-cli without a registry, and the linked dsh runs from an empty folder', async () => {
-    const prefix = join(work, 'linked-prefix')
-    const empty = join(work, 'linked-empty')
-    const home = join(work, 'linked-home')
-    await mkdir(empty)
-    await mkdir(home, { mode: 0o700 })
-    await run('npm', ['install', '--global', '--offline', '--prefix', prefix, join(root, 'packages', 'cli')], { cwd: empty, env: npmEnv(work, 'http://127.0.0.1:9/') })
-    const bin = join(prefix, 'bin', 'dsh')
-    assert.equal(await realpath(bin), join(root, 'packages', 'cli', 'dist', 'dsh.js'))
-    const { stdout } = await run(bin, ['tools', '--json'], {
-      cwd: empty,
-      env: { ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home, DSH_CONFIG_DIR: '', PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) },
+  it("reads a PDF with no optional platform build in the bundle (pdf.js's native @napi-rs/canvas left out)", async () => {
+    const modules = join(prefix, 'lib', 'node_modules', 'dsh-cli', 'node_modules')
+    assert.ok(!(await readdir(modules)).includes('@napi-rs'), 'the bundle holds no native canvas build')
+    const pdf = writePdf([{ lines: ['Minutes read from the bundle', 'on any platform.'] }], { title: 'Bundle minutes' })
+    const server: Server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(pdf.length) })
+      response.end(pdf)
     })
-    assert.deepEqual(JSON.parse(stdout).tools.map((tool: any) => tool.name), ['web_search'])
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/minutes.pdf`
+      const result = await dsh(['fetch', url, '--private-host', '127.0.0.1'])
+      assert.equal(result.code, 0, result.stderr)
+      assert.match(result.stdout, /read as PDF, 1 page/)
+      assert.match(result.stdout, /--- page 1 ---\nMinutes read from the bundle\non any platform\./)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((done) => server.close(done))
+    }
   })
 })
