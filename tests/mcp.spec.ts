@@ -283,9 +283,15 @@ class RawDsh {
     })
   }
 
-  static async start(args: string[], home: string): Promise<RawDsh> {
+  /** `dsh mcp ARGS`, nothing sent yet. */
+  static open(args: string[], home: string): RawDsh {
     const env = Object.fromEntries(Object.entries({ ...process.env, ...LOOPBACK_ONLY, DSH_HOME: home }).filter(([, value]) => value !== undefined)) as Record<string, string>
-    const raw = new RawDsh(spawn(process.execPath, [CLI, 'mcp', ...args], { cwd: ROOT, env }))
+    return new RawDsh(spawn(process.execPath, [CLI, 'mcp', ...args], { cwd: ROOT, env }))
+  }
+
+  /** `dsh mcp ARGS`, initialized. */
+  static async start(args: string[], home: string): Promise<RawDsh> {
+    const raw = RawDsh.open(args, home)
     const hello = await raw.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-test', version: '0' } })
     assert.equal(hello.result.serverInfo.name, 'dsh')
     await raw.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n')
@@ -320,6 +326,14 @@ class RawDsh {
 
   alive(): boolean {
     return this.exit === undefined
+  }
+
+  /** Ends it at once (a composition that never starts does not see its stdin end). */
+  async kill(): Promise<void> {
+    if (!this.alive()) return
+    const exited = new Promise((resolve) => this.child.once('exit', resolve))
+    this.child.kill('SIGKILL')
+    await exited
   }
 
   async stop(): Promise<void> {
@@ -402,6 +416,48 @@ describe('dsh mcp read line by line', () => {
     assert.equal(call.data.refused.code, 'INVALID_ARGUMENT')
     assert.equal(call.data.inputBytes, '{"text":'.length + 60_000 + '}'.length)
     assert.ok((await stat(log)).size < 32 * 1024)
+  })
+})
+
+describe('dsh mcp answers initialize before its composition has started', () => {
+  let home: string
+  before(async () => {
+    home = await tempHome()
+  })
+  after(async () => {
+    await rm(home, { recursive: true, force: true })
+  })
+
+  it('answers while a row is still starting (one that never will), as clients expect within seconds (was: after the whole composition, 4-7 s on a busy machine)', async () => {
+    const overlay = join(home, 'stuck.cordis.yml')
+    await writeFile(overlay, '- id: stuck\n  name: dsh-test-plugins/never-starts\n')
+    const raw = RawDsh.open(['--preset', 'minimal', '--config', overlay], home)
+    try {
+      const hello = await raw.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'early-test', version: '0' } })
+      assert.deepEqual(hello.result, { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: false } }, serverInfo: { name: 'dsh', version: hello.result.serverInfo.version } })
+      assert.doesNotMatch(raw.stderr, /dsh mcp: serving/, 'the composition has not started')
+    } finally {
+      await raw.kill()
+    }
+  })
+
+  it('answers initialize once when a client sends it with what follows in one write, and the rest once the tools are there', async () => {
+    const overlay = join(home, 'echo.cordis.yml')
+    await writeFile(overlay, '- id: echo\n  name: dsh-test-plugins/echo-tool\n')
+    const raw = RawDsh.open(['--preset', 'minimal', '--config', overlay], home)
+    try {
+      const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'early-test', version: '0' } } }
+      await raw.write(`${JSON.stringify(initialize)}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n`)
+      const listed = await raw.answer(1)
+      assert.deepEqual(listed.result.tools.map((tool: any) => tool.name), ['echo'])
+      const called = await raw.request(2, 'tools/call', { name: 'echo', arguments: { text: 'after an early start' } })
+      assert.equal(called.result.content[0].text, 'echo: after an early start')
+      assert.deepEqual(raw.received.map((message) => message.id), [0, 1, 2])
+      assert.equal(raw.received[0].result.protocolVersion, '2024-11-05')
+      assert.doesNotMatch(raw.stderr, /differs/)
+    } finally {
+      await raw.stop()
+    }
   })
 })
 

@@ -5,7 +5,11 @@
 // (npm install -g dsh-cli) brings the command and what its base mounts. Its
 // rows resolve from the shipped config folder inside dsh-harness, then from
 // where dsh-harness is installed: beside these dependencies.
-import { runCommandLine } from 'dsh-harness/cli'
-import { mcpCommands } from 'dsh-mcp'
+//
+// `dsh mcp` on stdio answers the client's initialize before the rest loads
+// (dsh-mcp/early loads only Node's own modules); the program follows.
+import { answerInitializeEarly, isStdioServe } from 'dsh-mcp/early'
 
+if (isStdioServe(process.argv.slice(2))) answerInitializeEarly()
+const [{ runCommandLine }, { mcpCommands }] = await Promise.all([import('dsh-harness/cli'), import('dsh-mcp')])
 runCommandLine([mcpCommands])

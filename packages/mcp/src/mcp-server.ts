@@ -1,18 +1,15 @@
-import { createRequire } from 'node:module'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Context } from 'cordis'
 import type { SessionHandle, SessionsService, ToolsService } from 'dsh-host'
+import { SERVER_CAPABILITIES, SERVER_NAME, SERVER_VERSION, takeEarlyStdio } from './early-initialize.js'
 import { DEFAULT_MAX_MESSAGE_BYTES, LineStdioTransport } from './stdio-transport.js'
 import { annotateTool } from './tool-annotations.js'
 import { toCallToolResult } from './tool-result.js'
 
 export const DEFAULT_MAX_CONCURRENT_CALLS = 8
 
-/** The name MCP clients see, and the version of dsh-mcp from its package.json. */
-export const SERVER_NAME = 'dsh'
-export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -36,7 +33,7 @@ export interface ToolServerOptions {
  */
 export function createToolServer(options: ToolServerOptions): Server {
   const { tools, log } = options
-  const server = new Server({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: { listChanged: false } } })
+  const server = new Server({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: SERVER_CAPABILITIES })
   server.onerror = (error) => log(`dsh mcp: ${error.message}`)
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -124,7 +121,8 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
     },
   })
 
-  const transport = new LineStdioTransport({ maxMessageBytes, limitName: `dsh mcp --max-message-bytes ${maxMessageBytes}` })
+  const early = takeEarlyStdio()
+  const transport = new LineStdioTransport({ maxMessageBytes, limitName: `dsh mcp --max-message-bytes ${maxMessageBytes}`, ...(early ? { early } : {}) })
   // Set before connect(), which chains its own handler after this one.
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve))
   await server.connect(transport)

@@ -1,8 +1,10 @@
 import process from 'node:process'
+import { isDeepStrictEqual } from 'node:util'
 import type { Readable, Writable } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import { formatBytes } from 'dsh-harness'
+import type { EarlyStdio } from './early-initialize.js'
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
@@ -16,6 +18,8 @@ export interface LineTransportOptions {
   maxMessageBytes?: number
   /** The flag or setting that sets `maxMessageBytes`, named in the error so a person knows what to change. */
   limitName?: string
+  /** What was read (and perhaps answered) before this transport started: read first, and the answer not sent twice. */
+  early?: EarlyStdio
 }
 
 interface Discarding {
@@ -48,22 +52,42 @@ export class LineStdioTransport implements Transport {
   private length = 0
   private discarding: Discarding | undefined
   private closed = false
+  private readonly early: EarlyStdio | undefined
+  /** The server's own answer to the initialize answered early has not gone by yet. */
+  private earlyAnswerPending = false
 
   constructor(options: LineTransportOptions = {}) {
     this.input = options.input ?? process.stdin
     this.output = options.output ?? process.stdout
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
     this.limitName = options.limitName ?? 'maxMessageBytes'
+    this.early = options.early
   }
 
   async start(): Promise<void> {
+    // Taken, listened to and replayed in one go: no chunk can arrive in between.
+    const held = this.early?.handOver()
+    this.earlyAnswerPending = !!this.early?.answered
     this.input.on('data', this.receive)
     this.input.on('end', this.ended)
     this.input.on('error', this.failed)
     this.output.on('error', this.failed)
+    for (const chunk of held?.chunks ?? []) this.receive(chunk)
+    if (held?.ended) this.ended()
+    // The early reader paused the stream (a listener alone does not restart one paused explicitly).
+    else if (held) this.input.resume()
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    const answered = this.early?.answered
+    if (this.earlyAnswerPending && answered && 'id' in message && message.id === answered.id && !('method' in message)) {
+      // Already answered before the server loaded (early-initialize.ts): said once, and checked against the server's.
+      this.earlyAnswerPending = false
+      const sent = answered.result
+      const own = 'result' in message ? message.result : { error: message.error }
+      if (!isDeepStrictEqual(own, sent)) this.onerror?.(new Error(`the answer sent early to initialize (${JSON.stringify(sent)}) differs from the server's own (${JSON.stringify(own)})`))
+      return
+    }
     await this.write(JSON.stringify(message) + '\n')
   }
 
