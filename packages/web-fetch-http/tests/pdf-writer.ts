@@ -9,9 +9,22 @@ import { deflateSync } from 'node:zlib'
  * 7.6.3, revision 2). Every fixture is made by the tests; none is downloaded.
  */
 
+/** One piece of text placed on the page: its baseline's start, in points from the bottom left. */
+export interface PdfRun {
+  text: string
+  x: number
+  y: number
+  /** Font size in points (default 12). */
+  size?: number
+  /** Helvetica-Bold instead of Helvetica. */
+  bold?: boolean
+}
+
 export interface PdfPage {
   /** Lines of text, drawn top-down; absent: no text layer. */
   lines?: string[]
+  /** Text placed where a layout puts it (headings, columns, tables), after `lines`. */
+  runs?: PdfRun[]
   /** Filled rectangles [x, y, width, height], drawn as vector art. */
   rectangles?: [number, number, number, number][]
   /**
@@ -84,8 +97,11 @@ function objectKey(fileKey: Buffer, objectNumber: number): Buffer {
   return md5(fileKey, suffix).subarray(0, Math.min(fileKey.length + 5, 16))
 }
 
+/** The WinAnsiEncoding bytes of the characters it has beyond Latin-1 that the fixtures use. */
+const WIN_ANSI: Record<string, string> = { '•': '\x95', '–': '\x96', '—': '\x97' }
+
 function pdfString(text: string): string {
-  return `(${text.replace(/[\\()]/g, (character) => `\\${character}`)})`
+  return `(${text.replace(/[\\()]/g, (character) => `\\${character}`).replace(/[•–—]/g, (character) => WIN_ANSI[character]!)})`
 }
 
 function contentStream(page: PdfPage): string {
@@ -96,6 +112,7 @@ function contentStream(page: PdfPage): string {
     for (const line of page.lines) operators.push(`${pdfString(line)} Tj T*`)
     operators.push('ET')
   }
+  for (const run of page.runs ?? []) operators.push(`BT /${run.bold ? 'F2' : 'F1'} ${run.size ?? 12} Tf ${run.x} ${run.y} Td ${pdfString(run.text)} Tj ET`)
   return operators.join('\n')
 }
 
@@ -156,6 +173,7 @@ export function writePdf(pages: PdfPage[], options: PdfOptions = {}): Buffer {
   add('<< /Type /Catalog /Pages 2 0 R >>')
   add('') // the page tree, written once the pages' numbers are known
   add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>')
+  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>')
   const kids: number[] = []
   for (const page of pages) {
     const operators = Buffer.from(`${contentStream(page)}\n`, 'latin1')
@@ -164,7 +182,7 @@ export function writePdf(pages: PdfPage[], options: PdfOptions = {}): Buffer {
     const stream = crypt ? rc4(objectKey(crypt.key, streamNumber), raw) : raw
     const filter = page.inflatesTo ? ' /Filter [/FlateDecode /FlateDecode]' : ''
     add({ dictionary: `<< /Length ${stream.length}${filter} >>`, stream })
-    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${streamNumber} 0 R >>`)
+    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${streamNumber} 0 R >>`)
     kids.push(objects.length)
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.map((kid) => `${kid} 0 R`).join(' ')}] /Count ${kids.length} >>`

@@ -4,6 +4,7 @@ import type { DocumentMetadata, FetchFormat } from 'dsh-web'
 import { DocumentError, atUrl } from './document-error.js'
 import type { ExtractOutput } from './extract-html.js'
 import { installPdfGlobals } from './pdf-globals.js'
+import { layoutPage, type PdfTextItem } from './pdf-layout.js'
 
 /** The library and version named in provenance (`extractor`). */
 export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
@@ -18,12 +19,6 @@ export const MAX_PDF_TEXT_CHARS = 20_000_000
 /** The marker line before each page's text, in every format. */
 export function pageMarker(pageNumber: number): string {
   return `--- page ${pageNumber} ---`
-}
-
-interface TextItem {
-  str: string
-  hasEOL?: boolean
-  transform?: number[]
 }
 
 interface PdfJs {
@@ -50,30 +45,6 @@ function loadPdfJs(): Promise<PdfJs> {
 function dataFolders(): { cMapUrl: string; standardFontDataUrl: string } {
   const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'))
   return { cMapUrl: `${join(root, 'cmaps')}/`, standardFontDataUrl: `${join(root, 'standard_fonts')}/` }
-}
-
-/**
- * One page's text items to lines: an item that ends a line (`hasEOL`) or a
- * change of baseline starts a new line; trailing spaces go.
- */
-function pageText(items: unknown[]): string {
-  let text = ''
-  let baseline: number | undefined
-  for (const raw of items) {
-    const item = raw as TextItem
-    if (typeof item.str !== 'string') continue
-    const y = item.transform?.[5]
-    if (baseline !== undefined && y !== undefined && Math.abs(y - baseline) > 1 && text && !text.endsWith('\n') && item.str.trim()) text += '\n'
-    text += item.str
-    if (item.hasEOL) text += '\n'
-    if (y !== undefined && item.str) baseline = y
-  }
-  return text
-    .split('\n')
-    .map((line) => line.replace(/\s+$/, ''))
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim()
 }
 
 function infoString(info: Record<string, unknown> | undefined, key: string): string | undefined {
@@ -140,7 +111,7 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
       let text = ''
       try {
         const page = await document.getPage(pageNumber)
-        text = pageText((await page.getTextContent()).items)
+        text = layoutPage((await page.getTextContent()).items as PdfTextItem[], input.format)
         page.cleanup()
       } catch (error) {
         warnings.push(`Page ${pageNumber} could not be read (${(error as Error)?.message ?? error}); it is shown empty.`)

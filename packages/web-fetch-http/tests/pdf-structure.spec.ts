@@ -1,0 +1,76 @@
+// PDFs read with their structure (issue 28, item 3): headings by font size,
+// two columns in reading order, tables where cells line up, list items,
+// paragraphs. Each PDF is written by the test (pdf-writer.ts) and read by the
+// real document processes of the extraction pool.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { ExtractPool } from '../../web-readers/src/extract-pool.js'
+import { signal } from './helpers.js'
+import { type PdfRun, writePdf } from './pdf-writer.js'
+
+/** Lines top-down from `y`, `leading` points apart. */
+function column(x: number, y: number, texts: string[], leading = 14, size = 12): PdfRun[] {
+  return texts.map((text, index) => ({ text, x, y: y - index * leading, size }))
+}
+
+describe('a PDF read with its structure', () => {
+  let pool: ExtractPool
+  before(() => {
+    pool = new ExtractPool({ size: 1 })
+  })
+  after(async () => {
+    await pool.close()
+  })
+
+  async function read(runs: PdfRun[], format: 'markdown' | 'text' = 'markdown'): Promise<string> {
+    const output = await pool.convert({ bytes: new Uint8Array(writePdf([{ runs }])), kind: 'pdf', url: 'https://x.test/a.pdf', format, extract: 'main' }, signal())
+    return output.text.replace(/^--- page 1 ---\n/, '')
+  }
+
+  it('makes headings of lines set larger than the body, largest first, and keeps paragraphs apart', async () => {
+    const runs = [
+      { text: 'Annual report', x: 72, y: 740, size: 22, bold: true },
+      ...column(72, 700, ['The year in one page of text,', 'set in the body size.']),
+      { text: 'Results', x: 72, y: 650, size: 16 },
+      ...column(72, 620, ['Revenue grew by a tenth.']),
+      ...column(72, 580, ['A second paragraph, after a gap.']),
+      { text: 'Outlook', x: 72, y: 540, size: 16 },
+      ...column(72, 510, ['More of the same.']),
+    ]
+    assert.equal(
+      await read(runs),
+      '# Annual report\n\nThe year in one page of text,\nset in the body size.\n\n## Results\n\nRevenue grew by a tenth.\n\nA second paragraph, after a gap.\n\n## Outlook\n\nMore of the same.',
+    )
+    assert.equal(
+      await read(runs, 'text'),
+      'Annual report\n\nThe year in one page of text,\nset in the body size.\n\nResults\n\nRevenue grew by a tenth.\n\nA second paragraph, after a gap.\n\nOutlook\n\nMore of the same.',
+    )
+  })
+
+  it('reads two columns one after the other, below a title that spans both (was: each line of the left column run into the right one)', async () => {
+    const left = ['The left column begins here', 'and carries on for a while', 'with the first half of the', 'argument, to its end.']
+    const right = ['The right column follows it', 'on the same lines of the', 'page, with the second half', 'of the argument.']
+    const text = await read([{ text: 'A paper in two columns, with a title that spans them both', x: 72, y: 740, size: 12 }, ...column(72, 700, left), ...column(320, 700, right)])
+    assert.equal(text, `A paper in two columns, with a title that spans them both\n\n${left.join('\n')}\n\n${right.join('\n')}`)
+  })
+
+  it('makes a table of rows whose cells line up, a markdown table with its first row as the head, tab-separated in text', async () => {
+    const rows = [['Package', 'Version', 'Node'], ['dsh-web', '0.1.0', '20.19'], ['undici', '7.16', '20.18']]
+    const runs: PdfRun[] = [
+      ...column(72, 740, ['Dependencies and the Node they need:']),
+      ...rows.flatMap((cells, row) => cells.map((text, cell) => ({ text, x: 72 + cell * 150, y: 700 - row * 16 }))),
+      ...column(72, 600, ['After the table.']),
+    ]
+    assert.equal(
+      await read(runs),
+      'Dependencies and the Node they need:\n\n| Package | Version | Node |\n| --- | --- | --- |\n| dsh-web | 0.1.0 | 20.19 |\n| undici | 7.16 | 20.18 |\n\nAfter the table.',
+    )
+    assert.equal(await read(runs, 'text'), 'Dependencies and the Node they need:\n\nPackage\tVersion\tNode\ndsh-web\t0.1.0\t20.19\nundici\t7.16\t20.18\n\nAfter the table.')
+  })
+
+  it('makes list items of bulleted lines in markdown, and keeps the bullets in text', async () => {
+    const runs = column(72, 740, ['Before you start:', '• install Node 20', '• run the tests'])
+    assert.equal(await read(runs), 'Before you start:\n- install Node 20\n- run the tests')
+    assert.equal(await read(runs, 'text'), 'Before you start:\n• install Node 20\n• run the tests')
+  })
+})
