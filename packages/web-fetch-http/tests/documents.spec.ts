@@ -92,7 +92,7 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
         'Quarterly report',
         'Revenue rose (a little).',
         '',
-        '--- page 2 ---',
+        '--- page 2 (no text layer: scanned or drawn) ---',
         '',
         '--- page 3 ---',
         'Appendix: the numbers',

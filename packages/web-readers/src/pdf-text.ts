@@ -17,8 +17,8 @@ export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
 export const MAX_PDF_TEXT_CHARS = 20_000_000
 
 /** The marker line before each page's text, in every format. */
-export function pageMarker(pageNumber: number): string {
-  return `--- page ${pageNumber} ---`
+export function pageMarker(pageNumber: number, options: { noText?: boolean } = {}): string {
+  return options.noText ? `--- page ${pageNumber} (no text layer: scanned or drawn) ---` : `--- page ${pageNumber} ---`
 }
 
 interface PdfJs {
@@ -117,7 +117,7 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
         warnings.push(`Page ${pageNumber} could not be read (${(error as Error)?.message ?? error}); it is shown empty.`)
       }
       if (!text) empty.push(pageNumber)
-      parts.push(text ? `${pageMarker(pageNumber)}\n${text}` : pageMarker(pageNumber))
+      parts.push(text ? `${pageMarker(pageNumber)}\n${text}` : pageMarker(pageNumber, { noText: true }))
       chars += parts.at(-1)!.length + 2
       if (chars > MAX_PDF_TEXT_CHARS) {
         throw new DocumentError(
@@ -135,7 +135,7 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
         { contentType: 'application/pdf', pageCount },
       )
     }
-    if (empty.length) warnings.push(`${empty.length} of ${pageCount} pages have no text layer (scanned or drawn): ${empty.join(', ')}; their markers stand alone.`)
+    if (empty.length) warnings.push(`${empty.length} of ${pageCount} pages have no text layer (scanned or drawn): ${empty.join(', ')}; each says so in its marker.`)
     if (input.format === 'html') warnings.push('A PDF has no HTML; its text is returned, page by page.')
     const metadata: DocumentMetadata = { sourceFormat: 'pdf', pageCount }
     const title = infoString(info, 'Title')
