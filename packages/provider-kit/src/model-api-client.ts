@@ -10,7 +10,7 @@ import { HostNameError, boundTunnelAttempts, canonicalHost, describeTunnelFailur
 import { abortError, type CredentialRequest, type HopRoute, describeCredentialSource, type ProviderCall, redactUrl, routeFor, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson, type RetryNotice } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
-import { loadUndici } from './lazy-undici.js'
+import { loadUndici } from 'dsh-web-egress'
 
 /** A vendor's search API as its provider package describes it. */
 export interface ModelApi {

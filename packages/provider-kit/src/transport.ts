@@ -6,7 +6,7 @@
 
 import type { Dispatcher } from 'undici'
 import { abortError, redactUrl, WebError } from 'dsh-web'
-import { loadUndici } from './lazy-undici.js'
+import { loadUndici } from 'dsh-web-egress'
 
 
 /** Retries after the first attempt, at most (and by default). */
