@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createExaSearch } from './exa-search.js'
 import type { ExaSearchType, ExaSnippetSource } from './exa-search-api.js'
 
@@ -32,11 +31,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createExaSearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createExaSearch(config, deps))
 }
 
 export * from './exa-search.js'

@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
-import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig } from 'dsh-provider-kit'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { refuseUnknownKeys } from 'dsh-host'
-import { resolveCredential } from 'dsh-web'
 import { createGeminiSearch } from './gemini-search.js'
 
 export const name = 'dsh-web-search-gemini'
@@ -28,11 +27,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createGeminiSearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createGeminiSearch(config, deps))
 }
 
 export * from './gemini-search.js'

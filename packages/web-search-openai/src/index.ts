@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createOpenAISearch } from './openai-search.js'
 import type { OpenAISearchContextSize } from './openai-responses-api.js'
 
@@ -32,11 +31,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createOpenAISearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createOpenAISearch(config, deps))
 }
 
 export * from './openai-search.js'

@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createPerplexitySearch } from './perplexity-search.js'
 import type { PerplexitySearchMode } from './perplexity-search-api.js'
 
@@ -28,11 +27,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createPerplexitySearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createPerplexitySearch(config, deps))
 }
 
 export * from './perplexity-search.js'

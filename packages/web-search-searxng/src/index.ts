@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type RequestConfig, requestConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createSearxngSearch } from './searxng-search.js'
 import type { SearxngAuthScheme } from './searxng-auth.js'
 import type { SearxngSafeSearch, SearxngTimeRange } from './searxng-search-api.js'
@@ -51,11 +50,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createSearxngSearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createSearxngSearch(config, deps))
 }
 
 export * from './searxng-search.js'
