@@ -263,7 +263,6 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
       throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The ${providerName} search is not available: ${baseURLProblem() ?? 'its base URL does not build an endpoint'}.`, {
         details: { providerId },
         cause: error,
-        retryable: false,
       })
     }
     // An optional credential is looked up only when the row names one; a named one must then resolve.
@@ -388,7 +387,6 @@ export function readSuccessBody<T>(answer: HttpAnswer, options: ReadSuccessBodyO
     `${options.providerName} answered HTTP ${answer.status} but ${parsed.reason}${type ? ` (${type})` : ''}; expected ${options.expected}.`,
     {
       details: { providerId: options.providerId, status: answer.status, ...(type ? { contentType: type } : {}) },
-      retryable: false,
     },
   )
 }
