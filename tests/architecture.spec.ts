@@ -16,9 +16,9 @@ const packagesDir = join(root, 'packages')
 const LAYERS: Record<string, string[]> = {
   'dsh-host': [],
   'dsh-web': ['dsh-host'],
-  'dsh-provider-kit': ['dsh-host', 'dsh-web'],
-  // The egress policy every fetch provider applies (address policy, pinned and proxied dispatch): a library below them.
+  // The egress policy every provider applies (address policy, pinned and proxied dispatch, the lazy undici): a library below them and the kit.
   'dsh-web-egress': ['dsh-host', 'dsh-web'],
+  'dsh-provider-kit': ['dsh-host', 'dsh-web', 'dsh-web-egress'],
   // The readers every fetch provider turns bytes into text with (HTML extraction, PDF, feeds, JSON, the page-outcome judge, paging): a library below them.
   'dsh-web-readers': ['dsh-host', 'dsh-web'],
   'dsh-web-fetch-http': ['dsh-host', 'dsh-web', 'dsh-web-egress', 'dsh-web-readers'],

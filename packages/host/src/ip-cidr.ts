@@ -64,9 +64,11 @@ export function parseIpAddress(text: string, options: { keepMapped?: boolean } =
 /**
  * A range written `ADDRESS/PREFIX`, or why it is not one. An IPv6 range inside
  * ::ffff:0:0/96 becomes the IPv4 range it maps (`::ffff:10.0.0.0/104` is
- * 10.0.0.0/8); host bits set in the address are cleared.
+ * 10.0.0.0/8) unless `keepMapped` keeps it IPv6 (a table of IPv6 ranges that
+ * names the mapped block itself, as the egress policy's does); host bits set
+ * in the address are cleared.
  */
-export function parseIpRange(text: string): IpRange | { error: string } {
+export function parseIpRange(text: string, options: { keepMapped?: boolean } = {}): IpRange | { error: string } {
   const match = /^(.+)\/(\d{1,3})$/.exec(text)
   if (!match) return { error: 'it is not ADDRESS/PREFIX' }
   const bare = match[1]!.startsWith('[') && match[1]!.endsWith(']') ? match[1]!.slice(1, -1) : match[1]!
@@ -78,7 +80,7 @@ export function parseIpRange(text: string): IpRange | { error: string } {
   // Parsed without unmapping, so that the prefix keeps counting 128 bits.
   const { value } = parseIpAddress(bare, { keepMapped: true })!
   let range: IpRange = { family: family === 4 ? 4 : 6, value, prefix }
-  if (family === 6 && prefix >= 96 && value >> 32n === IPV4_MAPPED >> 32n) range = { family: 4, value: value & 0xffffffffn, prefix: prefix - 96 }
+  if (family === 6 && !options.keepMapped && prefix >= 96 && value >> 32n === IPV4_MAPPED >> 32n) range = { family: 4, value: value & 0xffffffffn, prefix: prefix - 96 }
   return { ...range, value: networkOf(range) }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ipInRange, parseIpAddress, parseIpRange } from 'dsh-host'
+import { ipInRange, parseIpAddress, parseIpRange, type IpRange } from 'dsh-host'
 
 // The one CIDR matcher the domain lists, privateHosts and proxy.fakeIpRanges share: range, address, whether the address is in it.
 const MATCHES: [range: string, address: string, inside: boolean][] = [
@@ -84,5 +84,12 @@ describe('the one CIDR matcher (ip-cidr)', () => {
     assert.deepEqual(parseIpRange('::ffff:0:0/95'), { family: 6, value: 0xfffe00000000n, prefix: 95 })
     assert.deepEqual(parseIpAddress('::ffff:192.0.2.1'), { family: 4, value: 0xc0000201n })
     assert.deepEqual(parseIpAddress('::ffff:192.0.2.1', { keepMapped: true }), { family: 6, value: 0xffffc0000201n })
+  })
+
+  it('keeps a range inside ::ffff:0:0/96 IPv6 when asked, for a table that names the mapped block itself', () => {
+    const mapped = parseIpRange('::ffff:0:0/96', { keepMapped: true })
+    assert.deepEqual(mapped, { family: 6, value: 0xffff00000000n, prefix: 96 })
+    assert.equal(ipInRange(parseIpAddress('::ffff:192.0.2.1', { keepMapped: true })!, mapped as IpRange), true)
+    assert.equal(ipInRange(parseIpAddress('2001:db8::1')!, mapped as IpRange), false)
   })
 })

@@ -1,6 +1,7 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseMessagesErrorBody } from './messages-api.js'
 import { quoteProviderText } from './scrub-secret.js'
+import { statusFallback } from './status-fallback.js'
 import { headerValue, parseRetryAfter, type HttpAnswer, type ProviderErrorContext } from './transport.js'
 
 /** What differs per vendor in reading a Messages error. */
@@ -35,8 +36,10 @@ export function fromMessagesError(answer: HttpAnswer, context: ProviderErrorCont
   if (requestId) details.requestId = quote(requestId, IDENTIFIER_MAX)
 
   let code: WebErrorCode
+  let what: string
   if (status === 401 || status === 403) {
     code = 'WEB_PROVIDER_AUTH_FAILED'
+    what = status === 403 ? 'refused the key for this request' : 'refused the key'
   } else if (
     status === 402 ||
     providerCode === 'insufficient_quota' ||
@@ -44,16 +47,12 @@ export function fromMessagesError(answer: HttpAnswer, context: ProviderErrorCont
     (status < 500 && rawMessage !== undefined && family.quotaMessage?.test(rawMessage))
   ) {
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
-  } else if (status === 429) {
-    code = 'WEB_PROVIDER_RATE_LIMITED'
-    const retryAfterMs = parseRetryAfter(answer.headers)
-    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
+    what = 'reports no balance or quota left'
   } else {
-    // 5xx, and 400, 404, 413, 422 and the rest; the seam tells them apart by the status.
-    code = 'WEB_PROVIDER_ERROR'
+    // 429, 5xx, and 400, 404, 413, 422 and the rest; the seam tells them apart by the status.
+    ;({ code, what } = statusFallback(status, parseRetryAfter(answer.headers), details))
   }
 
-  const what = describe(code, status)
   const type = contentType(answer)
   const quoted = providerMessage
     ? `: ${providerMessage}`
@@ -81,19 +80,6 @@ const STATUS_BY_ERROR_TYPE: Record<string, number> = {
   api_error: 500,
   timeout_error: 504,
   overloaded_error: 529,
-}
-
-function describe(code: WebErrorCode, status: number): string {
-  switch (code) {
-    case 'WEB_PROVIDER_AUTH_FAILED':
-      return status === 403 ? 'refused the key for this request' : 'refused the key'
-    case 'WEB_PROVIDER_QUOTA_EXHAUSTED':
-      return 'reports no balance or quota left'
-    case 'WEB_PROVIDER_RATE_LIMITED':
-      return 'is rate limiting requests'
-    default:
-      return status >= 500 ? 'failed on its side' : 'rejected the request'
-  }
 }
 
 function contentType(answer: HttpAnswer): string | undefined {

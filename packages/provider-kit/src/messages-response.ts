@@ -81,7 +81,7 @@ export function fromMessagesResponse(response: MessagesResponse, providerId: str
       'WEB_SEARCH_FAILED',
       `${providerName} answered without any web search result: the model did not search.${searched}` +
         `${stopReason ? ` (stop_reason ${stopReason})` : ''}. No sources are taken from the model's prose.`,
-      { details: { providerId, providerCode: 'no_search_performed' }, retryable: false },
+      { details: { providerId, providerCode: 'no_search_performed' } },
     )
   }
 

@@ -6,14 +6,13 @@
  * the plugin face.
  */
 
-import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchFilterReport, SearchRequest, SearchResult } from 'dsh-web'
-import type { JsonValue } from 'dsh-host'
 import { parseMessagesErrorBody, parseMessagesResponse } from './messages-api.js'
 import { fromMessagesError } from './messages-error.js'
 import { toMessagesRequest } from './messages-request.js'
 import { fromMessagesResponse } from './messages-response.js'
-import { appendRequestEvent, createModelApiClient } from './model-api-client.js'
+import { createModelApiClient } from './model-api-client.js'
+import { postJsonSearch } from './json-search.js'
 import type { ModelApi, ModelApiCall, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from './model-api-client.js'
 import { type ModelApiCheck, parseObjectWith, runModelApiCheck } from './model-api-check.js'
 import type { HttpAnswer } from './transport.js'
@@ -77,26 +76,16 @@ export function createMessagesSearch<Settings extends MessagesSearchSettings>(ve
   async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const started = await client.startSearch(request, call)
     const wire = toMessagesRequest(request, settings, family)
-    const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromMessagesError(answer, started.errorContext, errorFamily)
-    const answer = await started.request({
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...vendor.headers(settings, started.apiKey) },
-      body,
-      beforeDispatch: (attempt) =>
-        appendRequestEvent(call, vendor.requestEvent, () => ({
-          providerId: api.providerId,
-          endpoint: redactUrl(started.endpoint),
-          apiVersion: settings.apiVersion,
-          attempt: attempt + 1,
-          body: JSON.parse(body) as JsonValue,
-        })),
+    const response = await postJsonSearch(started, call, {
+      headers: vendor.headers(settings, started.apiKey),
+      body: wire.body,
+      requestEvent: vendor.requestEvent,
+      eventData: { apiVersion: settings.apiVersion },
       toError,
-    })
-    const response = started.readSuccessBody(answer, {
       expected: 'a Messages API response',
       parse: parseMessagesResponse,
       errorMessage: (text) => parseMessagesErrorBody(text)?.error?.message,
-      toError,
     })
     const mapped = fromMessagesResponse(response, api.providerId, api.providerName)
     return toSearchResult(api.providerId, request, mapped, wire.reportFilters(mapped.sources))

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto'
  */
 import type { Agent, Dispatcher, ProxyAgent } from 'undici'
 import type { JsonValue, ResolvedCredential } from 'dsh-host'
-import { HostNameError, boundTunnelAttempts, canonicalHost, describeTunnelFailure, readProxySettings, type Route } from 'dsh-host'
+import { HostNameError, canonicalHost, describeTunnelFailure, readProxySettings, type Route } from 'dsh-host'
 import { abortError, type CredentialRequest, type HopRoute, describeCredentialSource, type ProviderCall, redactUrl, routeFor, type SearchProvider, type SearchRequest, WebError } from 'dsh-web'
 import { headerValue, type HttpAnswer, type JsonRequestOptions, type ProviderErrorContext, requestJson, type RetryNotice } from './transport.js'
 import { scrubSecretDeep, scrubSecretFromError } from './scrub-secret.js'
-import { loadUndici } from './lazy-undici.js'
+import { createProxyDispatcher, loadUndici } from 'dsh-web-egress'
 
 /** A vendor's search API as its provider package describes it. */
 export interface ModelApi {
@@ -128,7 +128,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
   const credentialRequired = (api.credential ?? 'required') === 'required'
   // The route to the endpoint: the same chooseRoute as the fetch provider; one ProxyAgent per proxy and credential.
   const proxySettings = readProxySettings(env, settings.proxy ?? {})
-  const proxyAgents = new Map<string, ProxyAgent>()
+  const proxyAgents = new Map<string, Promise<ProxyAgent>>()
 
   /**
    * The endpoint's route, its host first made canonical in place (what NO_PROXY
@@ -157,23 +157,13 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     const key = `${route.url.href}\n${credential ?? ''}`
     let agent = proxyAgents.get(key)
     if (!agent) {
-      // Tunnels bounded per request (PROXY_TUNNEL_ATTEMPTS): undici would open a new one at once, without end, for a proxy that closes each unanswered.
-      const clientFactory = (origin: URL, options: object): Dispatcher => {
-        const pool = new undici.Pool(origin, options)
-        const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
-        ;(pool as { connect: unknown }).connect = boundTunnelAttempts(connect, (attempts, error) => Object.assign(new Error(describeTunnelFailure(error), { cause: error }), { code: TUNNEL_GAVE_UP, attempts }))
-        return pool
-      }
-      agent = new undici.ProxyAgent({
-        uri: route.url.href,
-        clientFactory,
-        ...(credential ? { token: `Basic ${Buffer.from(credential, 'utf8').toString('base64')}` } : {}),
-        proxyTls: { timeout: 15_000 },
-        requestTls: { timeout: 15_000, rejectUnauthorized: true },
-      })
+      // The egress library's hop, with undici's own connection count (searches run side by side) and tunnels bounded per request: what it throws after PROXY_TUNNEL_ATTEMPTS becomes WEB_PROXY_FAILED in proxyFailure.
+      // Kept as a promise, so that searches starting together share one agent.
+      const gaveUp = (attempts: number, error: unknown) => Object.assign(new Error(describeTunnelFailure(error), { cause: error }), { code: TUNNEL_GAVE_UP, attempts })
+      agent = createProxyDispatcher({ url: route.url, credential, setting: route.setting }, { connectMs: 15_000 }, undefined, { connections: undefined, gaveUp }).then((hop) => hop.agent)
       proxyAgents.set(key, agent)
     }
-    return { dispatcher: agent, route }
+    return { dispatcher: await agent, route }
   }
 
   /**
@@ -273,7 +263,6 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
       throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The ${providerName} search is not available: ${baseURLProblem() ?? 'its base URL does not build an endpoint'}.`, {
         details: { providerId },
         cause: error,
-        retryable: false,
       })
     }
     // An optional credential is looked up only when the row names one; a named one must then resolve.
@@ -332,7 +321,7 @@ export function createModelApiClient(api: ModelApi, settings: ModelSearchSetting
     startSearch,
     startCheck: startCall,
     async close() {
-      await Promise.all([ownDispatcher?.close(), ...[...proxyAgents.values()].map((agent) => agent.close())])
+      await Promise.all([ownDispatcher?.close(), ...[...proxyAgents.values()].map(async (agent) => (await agent).close())])
       proxyAgents.clear()
     },
   }
@@ -398,7 +387,6 @@ export function readSuccessBody<T>(answer: HttpAnswer, options: ReadSuccessBodyO
     `${options.providerName} answered HTTP ${answer.status} but ${parsed.reason}${type ? ` (${type})` : ''}; expected ${options.expected}.`,
     {
       details: { providerId: options.providerId, status: answer.status, ...(type ? { contentType: type } : {}) },
-      retryable: false,
     },
   )
 }

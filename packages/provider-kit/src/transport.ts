@@ -6,7 +6,7 @@
 
 import type { Dispatcher } from 'undici'
 import { abortError, redactUrl, WebError } from 'dsh-web'
-import { loadUndici } from './lazy-undici.js'
+import { loadUndici } from 'dsh-web-egress'
 
 
 /** Retries after the first attempt, at most (and by default). */
@@ -172,7 +172,7 @@ function redirectRefused(answer: HttpAnswer, options: JsonRequestOptions): WebEr
         'WEB_PROVIDER_BAD_RESPONSE',
         `${providerName} answered HTTP ${answer.status} with a Location header that is not a URL (${JSON.stringify(location.slice(0, 80))}); ` +
           'check that baseURL points at the provider\'s API endpoint.',
-        { details, retryable: false },
+        { details },
       )
     }
   }
@@ -182,7 +182,7 @@ function redirectRefused(answer: HttpAnswer, options: JsonRequestOptions): WebEr
     'WEB_REDIRECT_BLOCKED',
     `${providerName} answered HTTP ${answer.status} with a redirect${target ? ` to ${redactUrl(target)}` : ''}; ` +
       'redirects are never followed (the key would travel with them). Point baseURL at the final endpoint.',
-    { details, retryable: false },
+    { details },
   )
 }
 
@@ -211,7 +211,6 @@ async function sendOnce(options: JsonRequestOptions): Promise<HttpAnswer> {
     throw new WebError('WEB_PROVIDER_ERROR', `${providerName} could not be reached at ${redactUrl(endpoint)}: ${describeNetworkError(error)}.`, {
       details: { providerId: options.providerId, url: redactUrl(endpoint) },
       cause: error,
-      retryable: true,
     })
   }
   const chunks: Buffer[] = []
@@ -222,6 +221,7 @@ async function sendOnce(options: JsonRequestOptions): Promise<HttpAnswer> {
       bytes += buffer.length
       if (bytes > maxResponseBytes) {
         response.body.destroy()
+        // Not retryable whatever the status (the seam's rule would retry a 5xx): the same request brings the same oversized body.
         throw new WebError('WEB_PROVIDER_BAD_RESPONSE', `${providerName} answered with more than ${maxResponseBytes} bytes.`, {
           details: { providerId: options.providerId, url: redactUrl(endpoint), status: response.statusCode, limit: maxResponseBytes },
           retryable: false,

@@ -73,15 +73,31 @@ export function parseJsonEnvelope(text: string, listKey: string): ParsedJsonEnve
 }
 
 /**
- * `{base}/v1/{resource}`, or `{base}/{resource}` when the base already ends in
- * /v1. Query and fragment are dropped; a base that is not http(s) throws.
+ * A base URL as every endpoint starts from it: http(s) only (anything else
+ * throws), query and fragment dropped, and its path without trailing slashes
+ * for the vendor to append to.
  */
-export function versionedEndpoint(baseURL: string, resource: string): URL {
+export function apiBase(baseURL: string): { url: URL; path: string } {
   const url = new URL(baseURL)
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
   url.search = ''
   url.hash = ''
-  const path = url.pathname.replace(/\/+$/, '')
+  return { url, path: url.pathname.replace(/\/+$/, '') }
+}
+
+/** `{base}/{resource}`. Query and fragment are dropped; a base that is not http(s) throws. */
+export function appendedEndpoint(baseURL: string, resource: string): URL {
+  const { url, path } = apiBase(baseURL)
+  url.pathname = `${path}/${resource}`
+  return url
+}
+
+/**
+ * `{base}/v1/{resource}`, or `{base}/{resource}` when the base already ends in
+ * /v1. Query and fragment are dropped; a base that is not http(s) throws.
+ */
+export function versionedEndpoint(baseURL: string, resource: string): URL {
+  const { url, path } = apiBase(baseURL)
   url.pathname = /\/v1$/.test(path) ? `${path}/${resource}` : `${path}/v1/${resource}`
   return url
 }

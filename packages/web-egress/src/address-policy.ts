@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns'
 import { WebError, abortError, redactUrl } from 'dsh-web'
-import { DomainList, DomainListError, HostNameError, canonicalHost, describeDomainEntry, ipInRange, parseIpAddress, parseIpRange, type IpAddress, type IpRange } from 'dsh-host'
-import { type Address, type BlockedRange, blockedRange, parseAddress } from './ip-ranges.js'
+import { DomainList, DomainListError, HostNameError, canonicalHost, describeDomainEntry, formatIpAddress, ipInRange, parseIpAddress, parseIpRange, type IpAddress, type IpRange } from 'dsh-host'
+import { type BlockedRange, blockedRange } from './ip-ranges.js'
 import { FakeIpRanges, fakeIpHint, localName } from './route-checks.js'
 
 /** One answer of `dns.lookup(name, { all: true })`. */
@@ -172,9 +172,9 @@ export function withFixedAnswers(lookup: LookupFunction | undefined, resolve: Re
   const table = new Map<string, LookupAddress[]>()
   for (const [host, value] of Object.entries(resolve)) {
     const addresses = (Array.isArray(value) ? value : [value]).map((text) => {
-      const address = parseAddress(text.trim())
+      const address = parseIpAddress(text.trim(), { keepMapped: true })
       if (!address) throw new WebError('INVALID_ARGUMENT', `resolve maps ${host} to "${text}", which is not an IP address.`)
-      return { address: address.toString(), family: address.kind() === 'ipv4' ? 4 : 6 }
+      return { address: formatIpAddress(address), family: address.family }
     })
     table.set(canonicalSettingHost(host, 'resolve'), addresses)
   }
@@ -299,9 +299,10 @@ export class AddressPolicy {
    * IP literal, and whether privateHosts trusts it; a local name that is not
    * trusted is refused here, before either route looks anything up.
    */
-  private hostOf(url: URL): { host: string; literal: Address | undefined; trusted: boolean } {
+  private hostOf(url: URL): { host: string; literal: IpAddress | undefined; trusted: boolean } {
     const host = canonicalHost(url.hostname)
-    const literal = parseAddress(url.hostname)
+    // As written: an IPv4-mapped literal stays IPv6, and is pinned and named so.
+    const literal = parseIpAddress(url.hostname, { keepMapped: true })
     const trusted = this.isTrusted(host, literal && parseIpAddress(url.hostname))
     const local = literal || trusted ? undefined : localName(host)
     if (local) throw localNameError(url, host, local)
@@ -325,7 +326,7 @@ export class AddressPolicy {
     const { host, literal, trusted } = this.hostOf(url)
     let addresses: LookupAddress[]
     if (literal) {
-      addresses = [{ address: literal.toString(), family: literal.kind() === 'ipv4' ? 4 : 6 }]
+      addresses = [{ address: formatIpAddress(literal), family: literal.family }]
     } else {
       addresses = await resolveAll(this.lookup, host, signal)
     }
@@ -346,10 +347,10 @@ export class AddressPolicy {
     const { host, literal, trusted } = this.hostOf(url)
     if (trusted) return { url: url.href, host, addresses: [], trusted, checks: ['trusted'] }
     if (literal) {
-      const address = literal.toString()
-      const bad = blockedRange(address)
+      const address = formatIpAddress(literal)
+      const bad = blockedRange(literal)
       if (bad) throw blockedAddressError(url, host, address, false, bad, `${fakeIpHint(address, false)} Nothing was sent to the proxy ${options.proxy}.`)
-      return { url: url.href, host, addresses: [{ address, family: literal.kind() === 'ipv4' ? 4 : 6 }], trusted, checks: ['literal-public'] }
+      return { url: url.href, host, addresses: [{ address, family: literal.family }], trusted, checks: ['literal-public'] }
     }
     if (!options.resolveLocally) return { url: url.href, host, addresses: [], trusted, checks: ['name-not-local'] }
     let addresses: LookupAddress[]

@@ -1,6 +1,8 @@
-import ipaddr from 'ipaddr.js'
+import { formatIpAddress, ipInRange, parseIpAddress, parseIpRange, type IpAddress, type IpRange } from 'dsh-host'
 
-type Address = ipaddr.IPv4 | ipaddr.IPv6
+// The tables are matched with the contract's one CIDR matcher (dsh-host's
+// ip-cidr); an address is taken as written, an IPv4-mapped IPv6 one staying
+// IPv6 (its IPv4 address is checked as an embedded one below).
 
 /** Why an address is refused: the range that decided it, and how. */
 export interface BlockedRange {
@@ -22,11 +24,18 @@ export interface BlockedRange {
 interface RangeEntry {
   cidr: string
   name: string
-  network: [Address, number]
+  range: IpRange
+}
+
+/** Kept as written: ::ffff:0:0/96 names the IPv4-mapped block of IPv6, not all of IPv4. */
+function parseRange(cidr: string): IpRange {
+  const range = parseIpRange(cidr, { keepMapped: true })
+  if ('error' in range) throw new TypeError(`${cidr}: ${range.error}`)
+  return range
 }
 
 function table(rows: [cidr: string, name: string][]): RangeEntry[] {
-  return rows.map(([cidr, name]) => ({ cidr, name, network: ipaddr.parseCIDR(cidr) }))
+  return rows.map(([cidr, name]) => ({ cidr, name, range: parseRange(cidr) }))
 }
 
 /**
@@ -65,7 +74,7 @@ const IPV4_REACHABLE = table([
  * link local, multicast...). Inside 2000::/3, the registry entries that are not
  * globally reachable.
  */
-const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3')
+const IPV6_GLOBAL_UNICAST = parseRange('2000::/3')
 
 const IPV6_OUTSIDE = table([
   ['::/128', 'unspecified (RFC 4291)'],
@@ -101,11 +110,11 @@ const IPV6_REACHABLE = table([
 ])
 
 /** The most specific entry (longest prefix) that holds the address; row order does not matter. */
-function find(address: Address, entries: RangeEntry[]): RangeEntry | undefined {
+function find(address: IpAddress, entries: RangeEntry[]): RangeEntry | undefined {
   let best: RangeEntry | undefined
   for (const entry of entries) {
-    if (entry.network[0].kind() !== address.kind() || !address.match(entry.network)) continue
-    if (!best || entry.network[1] > best.network[1]) best = entry
+    if (entry.range.family !== address.family || !ipInRange(address, entry.range)) continue
+    if (!best || entry.range.prefix > best.range.prefix) best = entry
   }
   return best
 }
@@ -115,22 +124,27 @@ function find(address: Address, entries: RangeEntry[]): RangeEntry | undefined {
  * entry holds the address (e.g. 192.0.0.9/32 inside 192.0.0.0/24). On a tie
  * the address is refused.
  */
-function decide(address: Address, blocked: RangeEntry[], reachable: RangeEntry[]): BlockedRange | undefined {
+function decide(address: IpAddress, blocked: RangeEntry[], reachable: RangeEntry[]): BlockedRange | undefined {
   const hit = find(address, blocked)
   if (!hit) return undefined
   const exception = find(address, reachable)
-  if (exception && exception.network[1] > hit.network[1]) return undefined
+  if (exception && exception.range.prefix > hit.range.prefix) return undefined
   return { cidr: hit.cidr, name: hit.name }
 }
 
-function ipv4FromParts(high: number, low: number): ipaddr.IPv4 {
-  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+function ipv4FromParts(high: number, low: number): IpAddress {
+  return { family: 4, value: (BigInt(high) << 16n) | BigInt(low) }
+}
+
+/** The eight 16-bit groups of an IPv6 address, most significant first. */
+function groupsOf(address: IpAddress): number[] {
+  return [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) => Number((address.value >> shift) & 0xffffn))
 }
 
 /** IPv4 addresses carried inside an IPv6 address, with how they are carried. */
-export function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; via: string }[] {
-  const parts = address.parts
-  const out: { address: ipaddr.IPv4; via: string }[] = []
+export function embeddedIPv4(address: IpAddress): { address: IpAddress; via: string }[] {
+  const parts = groupsOf(address)
+  const out: { address: IpAddress; via: string }[] = []
   const zeros = (from: number, to: number) => parts.slice(from, to).every((part) => part === 0)
   if (zeros(0, 5) && parts[5] === 0xffff) out.push({ address: ipv4FromParts(parts[6]!, parts[7]!), via: 'IPv4-mapped' })
   else if (zeros(0, 6) && (parts[6] !== 0 || parts[7]! > 1)) out.push({ address: ipv4FromParts(parts[6]!, parts[7]!), via: 'IPv4-compatible' })
@@ -147,7 +161,7 @@ export function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; via:
   return out
 }
 
-function checkIPv4(address: ipaddr.IPv4): BlockedRange | undefined {
+function checkIPv4(address: IpAddress): BlockedRange | undefined {
   return decide(address, IPV4_BLOCKED, IPV4_REACHABLE)
 }
 
@@ -158,42 +172,23 @@ function checkIPv4(address: ipaddr.IPv4): BlockedRange | undefined {
  * address embedded in an IPv6 one is checked too and named first when it is
  * the worse news (e.g. ::ffff:127.0.0.1 names loopback, with `embedded` set).
  */
-export function blockedRange(input: string | Address): BlockedRange | undefined {
-  let address: Address
-  try {
-    address = typeof input === 'string' ? ipaddr.parse(input) : input
-  } catch {
-    return { cidr: String(input), name: 'not an IP address', notAnAddress: true }
-  }
-  if (address.kind() === 'ipv4') return checkIPv4(address as ipaddr.IPv4)
-  const v6 = address as ipaddr.IPv6
-  const teredo = v6.parts[0] === 0x2001 && v6.parts[1] === 0
-  for (const inner of embeddedIPv4(v6)) {
+export function blockedRange(input: string | IpAddress): BlockedRange | undefined {
+  // A zone index (fe80::1%eth0, as a resolver may answer a link-local name) picks an interface, not a range.
+  const address = typeof input === 'string' ? parseIpAddress(input.replace(/%[^%\]]*$/, ''), { keepMapped: true }) : input
+  if (!address) return { cidr: String(input), name: 'not an IP address', notAnAddress: true }
+  if (address.family === 4) return checkIPv4(address)
+  const parts = groupsOf(address)
+  const teredo = parts[0] === 0x2001 && parts[1] === 0
+  for (const inner of embeddedIPv4(address)) {
     if (teredo) break
     const bad = checkIPv4(inner.address)
-    if (bad) return { ...bad, embedded: { address: inner.address.toString(), via: inner.via } }
+    if (bad) return { ...bad, embedded: { address: formatIpAddress(inner.address), via: inner.via } }
   }
-  if (!v6.match(IPV6_GLOBAL_UNICAST)) {
-    const hit = find(v6, IPV6_OUTSIDE)
+  if (!ipInRange(address, IPV6_GLOBAL_UNICAST)) {
+    const hit = find(address, IPV6_OUTSIDE)
     return hit ? { cidr: hit.cidr, name: hit.name } : { cidr: '2000::/3', name: 'IPv6 global unicast', outside: true }
   }
   // 6to4 with a public IPv4 inside is an ordinary global address.
-  if (v6.parts[0] === 0x2002) return undefined
-  return decide(v6, IPV6_BLOCKED, IPV6_REACHABLE)
+  if (parts[0] === 0x2002) return undefined
+  return decide(address, IPV6_BLOCKED, IPV6_REACHABLE)
 }
-
-/** Parses an address as an IP literal; undefined when it is not one. */
-export function parseAddress(text: string): Address | undefined {
-  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text
-  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare)
-  if (ipaddr.IPv6.isValid(bare) && bare.includes(':')) {
-    try {
-      return ipaddr.IPv6.parse(bare)
-    } catch {
-      return undefined
-    }
-  }
-  return undefined
-}
-
-export type { Address }

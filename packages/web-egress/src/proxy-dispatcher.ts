@@ -12,7 +12,9 @@ import { loadUndici } from './lazy-undici.js'
  * CONNECT to port 443 only want it). Certificates of https targets are
  * verified against the URL's host name, always. The tunnel's fate is kept
  * so that a failure can be told apart: the proxy down or refusing the
- * tunnel (WEB_PROXY_FAILED) or the target failing inside it.
+ * tunnel (WEB_PROXY_FAILED) or the target failing inside it. The family's
+ * one proxy-agent builder: the fetch providers' hops and the provider kit's
+ * model-API client both make theirs here.
  */
 export interface ProxyDispatcher {
   agent: ProxyAgent
@@ -32,20 +34,41 @@ export interface ProxyHop {
   setting: string
 }
 
+/** Bounds of one hop's connections; a bound left out is undici's own. */
+export interface ProxyTimeouts {
+  connectMs: number
+  headersMs?: number
+  bodyMs?: number
+}
+
+/** What sets a model-API client's hop apart from a fetch hop. */
+export interface ProxyDispatcherOptions {
+  /**
+   * At most this many connections per target, each request in turn on it:
+   * 1 for a fetch hop (the default), undefined for undici's own (the kit's
+   * model-API client, whose searches run side by side).
+   */
+  connections?: number | undefined
+  /**
+   * What a pool throws once its tunnels failed PROXY_TUNNEL_ATTEMPTS times in a
+   * row (`authority` is the CONNECT target); by default the fetch hop's
+   * WEB_PROXY_FAILED naming the proxy and the target.
+   */
+  gaveUp?: (attempts: number, error: unknown, authority: string) => Error
+}
+
 /** Whether a request to `url` goes through a CONNECT tunnel. */
 export function tunnels(url: URL, tunnelHttp: boolean): boolean {
   return url.protocol === 'https:' || tunnelHttp
 }
 
-export async function createProxyDispatcher(
-  proxy: ProxyHop,
-  timeouts: { connectMs: number; headersMs: number; bodyMs: number },
-  secureContext?: SecureContext,
-): Promise<ProxyDispatcher> {
+export async function createProxyDispatcher(proxy: ProxyHop, timeouts: ProxyTimeouts, secureContext?: SecureContext, options: ProxyDispatcherOptions = {}): Promise<ProxyDispatcher> {
   const undici = await loadUndici()
   const tunnel: ProxyDispatcher['tunnel'] = {}
-  const clientFactory = (origin: URL, options: object): Dispatcher => {
-    const pool = new undici.Pool(origin, options)
+  const connections = 'connections' in options ? options.connections : 1
+  const gaveUp = options.gaveUp ?? ((attempts: number, error: unknown, authority: string) => tunnelGaveUp(proxy, attempts, error, authority))
+  const clientFactory = (origin: URL, poolOptions: object): Dispatcher => {
+    const pool = new undici.Pool(origin, poolOptions)
     const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>
     const tracked = async (params: Dispatcher.ConnectOptions) => {
       try {
@@ -58,7 +81,7 @@ export async function createProxyDispatcher(
       }
     }
     // Bounded: a proxy that closes each tunnel unanswered would otherwise be sent a new CONNECT at once, without end.
-    ;(pool as { connect: unknown }).connect = boundTunnelAttempts(tracked, (attempts, error, params) => tunnelGaveUp(proxy, attempts, error, String(params.path ?? '')))
+    ;(pool as { connect: unknown }).connect = boundTunnelAttempts(tracked, (attempts, error, params) => gaveUp(attempts, error, String(params.path ?? '')))
     return pool
   }
   const agent = new undici.ProxyAgent({
@@ -68,10 +91,9 @@ export async function createProxyDispatcher(
     proxyTunnel: proxy.tunnelHttp ?? true,
     proxyTls: { timeout: timeouts.connectMs },
     requestTls: { rejectUnauthorized: true, timeout: timeouts.connectMs, ...(secureContext ? { secureContext } : {}) },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    connections: 1,
-    pipelining: 1,
+    ...(timeouts.headersMs === undefined ? {} : { headersTimeout: timeouts.headersMs }),
+    ...(timeouts.bodyMs === undefined ? {} : { bodyTimeout: timeouts.bodyMs }),
+    ...(connections === undefined ? {} : { connections, pipelining: 1 }),
   } as ProxyAgent.Options)
   return { agent, tunnel, tunnelHttp: proxy.tunnelHttp ?? true }
 }

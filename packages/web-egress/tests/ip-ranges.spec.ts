@@ -131,6 +131,11 @@ describe('address policy: ranges', () => {
     })
   })
 
+  it('reads a resolver answer with a zone index as its address (the zone picks an interface, not a range)', () => {
+    assert.deepEqual(blockedRange('fe80::1%eth0'), { cidr: 'fe80::/10', name: 'link local unicast (RFC 4291)' })
+    assert.deepEqual(blockedRange('0x7f.1'), { cidr: '0x7f.1', name: 'not an IP address', notAnAddress: true })
+  })
+
   for (const [address, range] of BLOCKED) {
     it(`blocks ${address} (${range})`, () => {
       const hit = blockedRange(address)

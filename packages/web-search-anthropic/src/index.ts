@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
-import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { refuseUnknownKeys } from 'dsh-host'
-import { resolveCredential } from 'dsh-web'
 import { ANTHROPIC_WEB_SEARCH_TOOLS, type AnthropicWebSearchTool, createAnthropicSearch } from './anthropic-search.js'
 
 export const name = 'dsh-web-search-anthropic'
@@ -9,25 +8,17 @@ export const name = 'dsh-web-search-anthropic'
 /** `web` is required; `credentials` is read per call when mounted, never required. */
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export interface Config {
-  apiKeyEnv: string
-  apiKey?: string
+export interface Config extends CredentialConfig, RequestConfig {
   baseURL?: string
   model: string
   maxTokens: number
   maxUses: number
   toolVersion: AnthropicWebSearchTool
   apiVersion: string
-  timeoutMs: number
-  maxRetries: number
-  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  apiKeyEnv: Schema.string()
-    .default('ANTHROPIC_API_KEY')
-    .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),
-  apiKey: Schema.string().role('secret').description('A literal key, used only when the named credential is not found. Prefer `dsh credentials set`.'),
+  ...credentialConfig('ANTHROPIC_API_KEY'),
   baseURL: Schema.string().description(
     'Base of the Messages endpoint (`/v1/messages` is appended, or `/messages` after a trailing /v1). ' +
       'Unset: ANTHROPIC_SEARCH_BASE_URL, else https://api.anthropic.com.',
@@ -39,18 +30,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .default('web_search_20250305')
     .description('Type of the web search tool: web_search_20250305 (every model with the tool), web_search_20260209 (dynamic filtering, newer models), web_search_20260318.'),
   apiVersion: Schema.string().default('2023-06-01').description('anthropic-version header.'),
-  timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, retries included.'),
-  maxRetries: Schema.natural().max(2).default(2).description('Retries after 429, 5xx and 529, within the deadline.'),
-  proxy: ProxyConfig,
+  ...requestConfig({ retries: 'Retries after 429, 5xx and 529, within the deadline.' }),
 }) as Schema<Partial<Config>, Config>
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createAnthropicSearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createAnthropicSearch(config, deps))
 }
 
 export * from './anthropic-search.js'

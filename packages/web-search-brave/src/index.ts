@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createBraveSearch } from './brave-search.js'
 import type { BraveSafeSearch } from './to-brave-request.js'
 
@@ -10,9 +9,7 @@ export const name = 'dsh-web-search-brave'
 /** `web` is required; `credentials` is read per call when mounted, never required. */
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export interface Config {
-  apiKeyEnv: string
-  apiKey?: string
+export interface Config extends CredentialConfig, RequestConfig {
   baseURL?: string
   maxResults: number
   searchLang?: string
@@ -20,16 +17,10 @@ export interface Config {
   safesearch?: BraveSafeSearch
   freshness?: string
   extraSnippets?: boolean
-  timeoutMs: number
-  maxRetries: number
-  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  apiKeyEnv: Schema.string()
-    .default('BRAVE_API_KEY')
-    .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),
-  apiKey: Schema.string().role('secret').description('A literal key, used only when the named credential is not found. Prefer `dsh credentials set`.'),
+  ...credentialConfig('BRAVE_API_KEY'),
   baseURL: Schema.string().description(
     'Base of the API (`/web/search` is appended, or `/res/v1/web/search` when the base does not end in /res/v1). ' +
       'Unset: BRAVE_SEARCH_BASE_URL, else https://api.search.brave.com/res/v1.',
@@ -46,18 +37,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .pattern(/^(pd|pw|pm|py|\d{4}-\d{2}-\d{2}to\d{4}-\d{2}-\d{2})$/)
     .description('freshness: pd (24 h), pw (7 days), pm (31 days), py (365 days) or YYYY-MM-DDtoYYYY-MM-DD. A search\'s own recency replaces it for that search. Unset: no limit.'),
   extraSnippets: Schema.boolean().description('Send extra_snippets=true (up to 5 more excerpts per result; not in every plan). Unset: not sent.'),
-  timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, every page and retry included.'),
-  maxRetries: Schema.natural().max(2).default(2).description('Retries of one page after 429 and 5xx, within the deadline.'),
-  proxy: ProxyConfig,
+  ...requestConfig({ timeout: 'Deadline of one search, every page and retry included.', retries: 'Retries of one page after 429 and 5xx, within the deadline.' }),
 })
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createBraveSearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createBraveSearch(config, deps))
 }
 
 export * from './brave-search.js'

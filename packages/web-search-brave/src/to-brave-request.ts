@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRecency, SearchRequest, SearchSource } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, sentDomainFilterReport, apiBase } from 'dsh-provider-kit'
 import type { BraveWebSearchParams } from './brave-web-search-api.js'
 
 export type BraveSafeSearch = 'off' | 'moderate' | 'strict'
@@ -48,11 +48,7 @@ export const BRAVE_FRESHNESS: Readonly<Record<SearchRecency, string>> = { day: '
 
 /** `{base}/web/search`, or `{base}/res/v1/web/search` when the base does not end in /res/v1. Query and fragment dropped; only http(s). */
 export function braveWebSearchEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
-  url.search = ''
-  url.hash = ''
-  const path = url.pathname.replace(/\/+$/, '')
+  const { url, path } = apiBase(baseURL)
   url.pathname = /\/res\/v1$/.test(path) ? `${path}/web/search` : `${path}/res/v1/web/search`
   return url
 }

@@ -47,7 +47,7 @@ const DEEPSEEK: MessagesVendor<DeepSeekSearchSettings> = {
 function balanceCheck(started: ModelApiCall): ModelApiCheck<Record<string, unknown>> {
   const base = new URL('.', started.endpoint) // {base}/v1/
   const root = /\/anthropic\/v1\/$/.test(base.pathname) ? new URL('../../user/balance', base) : undefined
-  if (!root) throw new WebError('WEB_PROVIDER_UNAVAILABLE', `No free DeepSeek check derives from the base URL ${redactUrl(base)}: the balance endpoint sits beside a base ending in /anthropic only; \`dsh doctor --live\` makes one paid search.`, { details: { providerId: DEEPSEEK_PROVIDER_ID, noFreeCheck: true }, retryable: false })
+  if (!root) throw new WebError('WEB_PROVIDER_UNAVAILABLE', `No free DeepSeek check derives from the base URL ${redactUrl(base)}: the balance endpoint sits beside a base ending in /anthropic only; \`dsh doctor --live\` makes one paid search.`, { details: { providerId: DEEPSEEK_PROVIDER_ID, noFreeCheck: true } })
   return {
     url: root,
     headers: { authorization: `Bearer ${started.apiKey}` },

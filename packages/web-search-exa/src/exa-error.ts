@@ -1,5 +1,5 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, statusFallback, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 import { parseExaError } from './exa-search-api.js'
 
 export type ExaErrorContext = ProviderErrorContext
@@ -36,17 +36,8 @@ export function fromExaError(answer: HttpAnswer, context: ExaErrorContext): WebE
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
     what = error?.tag === 'API_KEY_BUDGET_EXCEEDED' ? "reports the key's spending budget used up" : 'reports the credits used up'
     hint = '; top up at dashboard.exa.ai or raise the key\'s budget'
-  } else if (status === 429) {
-    code = 'WEB_PROVIDER_RATE_LIMITED'
-    what = 'is rate limiting requests'
-    const retryAfterMs = parseRetryAfter(answer.headers)
-    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
-  } else if (status >= 500) {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'failed on its side'
   } else {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'rejected the request'
+    ;({ code, what } = statusFallback(status, parseRetryAfter(answer.headers), details))
   }
   const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
   const label = error?.tag ? `HTTP ${answer.status}, ${quoteProviderText(error.tag, context.secret, 200)}` : `HTTP ${answer.status}`

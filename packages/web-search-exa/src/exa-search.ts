@@ -1,7 +1,5 @@
-import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
-import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import { createModelApiClient, postJsonSearch, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { parseExaError, parseExaSearchResponse } from './exa-search-api.js'
 import { fromExaError } from './exa-error.js'
@@ -39,25 +37,15 @@ export function createExaSearch(settings: ExaSearchSettings, deps: ExaSearchDeps
   async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const started = await client.startSearch(request, call)
     const wire = toExaRequest(request, settings, now())
-    const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromExaError(answer, started.errorContext)
-    const answer = await started.request({
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': started.apiKey },
-      body,
-      beforeDispatch: (attempt) =>
-        appendRequestEvent(call, EXA_REQUEST_EVENT, () => ({
-          providerId: EXA_PROVIDER_ID,
-          endpoint: redactUrl(started.endpoint),
-          attempt: attempt + 1,
-          body: JSON.parse(body) as JsonValue,
-        })),
+    const response = await postJsonSearch(started, call, {
+      headers: { 'x-api-key': started.apiKey },
+      body: wire.body,
+      requestEvent: EXA_REQUEST_EVENT,
       toError,
-    })
-    const response = started.readSuccessBody(answer, {
       expected: 'an Exa search response',
       parse: parseExaSearchResponse,
       errorMessage: (text) => parseExaError(text)?.message,
-      toError,
     })
     const mapped = fromExaResponse(response, wire.body.query, settings.snippets)
     mapped.usage = { searchRequests: 1 }

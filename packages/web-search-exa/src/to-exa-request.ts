@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRecency, SearchRequest, SearchSource } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, sentDomainFilterReport, appendedEndpoint } from 'dsh-provider-kit'
 import type { ExaSearchRequest, ExaSearchType, ExaSnippetSource } from './exa-search-api.js'
 
 export interface ExaRequestSettings {
@@ -37,12 +37,7 @@ export interface ExaWireRequest {
 
 /** `{base}/search`. Query and fragment dropped; only http(s). */
 export function exaSearchEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
-  url.search = ''
-  url.hash = ''
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`
-  return url
+  return appendedEndpoint(baseURL, 'search')
 }
 
 /** Neutral request to the JSON body, and the filter reports; `now` (epoch ms) anchors recency. */

@@ -35,7 +35,6 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, prov
     const blocked = isObject(response.promptFeedback) && typeof response.promptFeedback.blockReason === 'string' ? response.promptFeedback.blockReason : undefined
     throw new WebError('WEB_SEARCH_FAILED', blocked ? `Gemini blocked the prompt (promptFeedback.blockReason ${blocked}); nothing was searched.` : 'Gemini answered without any candidate; nothing was searched.', {
       details: { providerId, providerCode: blocked ?? 'no_candidate' },
-      retryable: false,
     })
   }
   const metadata: GeminiGroundingMetadata = isObject(candidate.groundingMetadata) ? candidate.groundingMetadata : {}
@@ -46,7 +45,7 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, prov
     throw new WebError(
       'WEB_SEARCH_FAILED',
       `Gemini answered without grounding: the model did not search${finishReason ? ` (finishReason ${finishReason})` : ''}. No sources are taken from the model's prose.`,
-      { details: { providerId, providerCode: 'no_search_performed' }, retryable: false },
+      { details: { providerId, providerCode: 'no_search_performed' } },
     )
   }
 

@@ -1,5 +1,5 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { headerValue, isObject, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, isObject, parseRetryAfter, quoteProviderText, statusFallback, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 import { parseGeminiErrorBody, type GeminiErrorBody } from './gemini-generate-content-api.js'
 
 export type GeminiErrorContext = ProviderErrorContext
@@ -40,15 +40,9 @@ export function fromGeminiError(answer: HttpAnswer, context: GeminiErrorContext)
   } else if (status === 402 || (status === 429 && dailyQuota)) {
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
     what = dailyQuota ? `reports the daily quota used up (${quote(dailyQuota, IDENTIFIER_MAX)})` : 'reports no quota left'
-  } else if (status === 429) {
-    code = 'WEB_PROVIDER_RATE_LIMITED'
-    what = 'is rate limiting requests'
-    const retryAfterMs = retryDelayMs(body) ?? parseRetryAfter(answer.headers)
-    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
   } else {
-    // 5xx, and 400 INVALID_ARGUMENT / FAILED_PRECONDITION, 404 and the rest; the seam tells them apart by the status.
-    code = 'WEB_PROVIDER_ERROR'
-    what = status >= 500 ? 'failed on its side' : 'rejected the request'
+    // 429, 5xx, and 400 INVALID_ARGUMENT / FAILED_PRECONDITION, 404 and the rest; the seam tells them apart by the status.
+    ;({ code, what } = statusFallback(status, retryDelayMs(body) ?? parseRetryAfter(answer.headers), details))
   }
   const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
   const quoted = providerMessage ? `: ${providerMessage}` : body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${quote(type, IDENTIFIER_MAX)}` : ''})` : ''

@@ -1,7 +1,5 @@
-import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
-import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
+import { createModelApiClient, postJsonSearch, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { fromGeminiError } from './gemini-error.js'
 import { fromGeminiResponse } from './from-gemini-response.js'
@@ -41,26 +39,16 @@ export function createGeminiSearch(settings: GeminiSearchSettings, deps: GeminiS
   async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const started = await client.startSearch(request, call)
     const wire = toGeminiRequest(request, settings, now())
-    const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromGeminiError(answer, started.errorContext)
-    const answer = await started.request({
+    const response = await postJsonSearch(started, call, {
       // The key goes in its header, never in the URL (?key=), which is logged.
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-goog-api-key': started.apiKey },
-      body,
-      beforeDispatch: (attempt) =>
-        appendRequestEvent(call, GEMINI_REQUEST_EVENT, () => ({
-          providerId: GEMINI_PROVIDER_ID,
-          endpoint: redactUrl(started.endpoint),
-          attempt: attempt + 1,
-          body: JSON.parse(body) as JsonValue,
-        })),
+      headers: { 'x-goog-api-key': started.apiKey },
+      body: wire.body,
+      requestEvent: GEMINI_REQUEST_EVENT,
       toError,
-    })
-    const response = started.readSuccessBody(answer, {
       expected: 'a generateContent response',
       parse: parseGeminiResponse,
       errorMessage: (text) => parseGeminiErrorBody(text)?.error?.message,
-      toError,
     })
     const mapped = fromGeminiResponse(response, GEMINI_PROVIDER_ID)
     return toSearchResult(GEMINI_PROVIDER_ID, request, mapped, wire.filters)

@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRecency, SearchRequest } from 'dsh-web'
-import { cleanDomains, requestRecency } from 'dsh-provider-kit'
+import { cleanDomains, requestRecency, apiBase } from 'dsh-provider-kit'
 import type { GeminiGenerateContentRequest, GeminiGoogleSearchTool, GeminiInterval } from './gemini-generate-content-api.js'
 
 export interface GeminiRequestSettings {
@@ -39,13 +39,9 @@ const NO_LOCATION =
  * base that is not http(s), or a model that is not an id, throws.
  */
 export function geminiGenerateContentEndpoint(baseURL: string, model: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
+  const { url, path } = apiBase(baseURL)
   const id = model.replace(/^models\//, '')
   if (!MODEL_ID.test(id)) throw new TypeError(`the model ${JSON.stringify(model.slice(0, 80))} is not a Gemini model id (letters, digits, ".", "-", "_")`)
-  url.search = ''
-  url.hash = ''
-  const path = url.pathname.replace(/\/+$/, '')
   url.pathname = `${/\/v1(beta)?$/.test(path) ? path : `${path}/v1beta`}/models/${id}:generateContent`
   return url
 }

@@ -32,13 +32,11 @@ export function fromOpenAIResponse(response: OpenAIResponse, providerId: string)
     const code = typeof response.error?.code === 'string' && response.error.code ? response.error.code : undefined
     throw new WebError('WEB_PROVIDER_ERROR', `OpenAI reports the response failed: ${message}`, {
       details: { providerId, ...(code ? { providerCode: code } : {}) },
-      retryable: true,
     })
   }
   if (status === 'cancelled' || status === 'queued' || status === 'in_progress') {
     throw new WebError('WEB_PROVIDER_BAD_RESPONSE', `OpenAI answered a response with status ${status}; a finished response was expected.`, {
       details: { providerId, providerCode: status },
-      retryable: false,
     })
   }
 
@@ -139,7 +137,6 @@ export function fromOpenAIResponse(response: OpenAIResponse, providerId: string)
   if (calls === 0) {
     throw new WebError('WEB_SEARCH_FAILED', `OpenAI answered without a web_search_call: the model did not search (status ${status}). No sources are taken from the model's prose.`, {
       details: { providerId, providerCode: 'no_search_performed' },
-      retryable: false,
     })
   }
   const incompleteReason = typeof response.incomplete_details?.reason === 'string' ? response.incomplete_details.reason : undefined
@@ -152,7 +149,6 @@ export function fromOpenAIResponse(response: OpenAIResponse, providerId: string)
   if (!sources.length && status === 'incomplete') {
     throw new WebError('WEB_SEARCH_FAILED', `OpenAI's response is incomplete${incompleteReason ? ` (${incompleteReason})` : ''} and holds no sources.`, {
       details: { providerId, providerCode: incompleteReason ?? 'incomplete' },
-      retryable: false,
     })
   }
 

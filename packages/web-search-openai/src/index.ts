@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createOpenAISearch } from './openai-search.js'
 import type { OpenAISearchContextSize } from './openai-responses-api.js'
 
@@ -10,24 +9,16 @@ export const name = 'dsh-web-search-openai'
 /** `web` is required; `credentials` is read per call when mounted, never required. */
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export interface Config {
-  apiKeyEnv: string
-  apiKey?: string
+export interface Config extends CredentialConfig, RequestConfig {
   baseURL?: string
   model: string
   searchContextSize?: OpenAISearchContextSize
   organization?: string
   project?: string
-  timeoutMs: number
-  maxRetries: number
-  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  apiKeyEnv: Schema.string()
-    .default('OPENAI_API_KEY')
-    .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),
-  apiKey: Schema.string().role('secret').description('A literal key, used only when the named credential is not found. Prefer `dsh credentials set`.'),
+  ...credentialConfig('OPENAI_API_KEY'),
   baseURL: Schema.string().description(
     'Base of the Responses endpoint (`/v1/responses` is appended, or `/responses` after a trailing /v1). Unset: OPENAI_SEARCH_BASE_URL, else https://api.openai.com.',
   ),
@@ -35,18 +26,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   searchContextSize: Schema.union(['low', 'medium', 'high']).description('search_context_size of the web_search tool; unset leaves the API default (medium).'),
   organization: Schema.string().description('Sent as OpenAI-Organization when set.'),
   project: Schema.string().description('Sent as OpenAI-Project when set.'),
-  timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, retries included.'),
-  maxRetries: Schema.natural().max(2).default(2).description('Retries after 429 (not insufficient_quota) and 5xx, within the deadline.'),
-  proxy: ProxyConfig,
+  ...requestConfig({ retries: 'Retries after 429 (not insufficient_quota) and 5xx, within the deadline.' }),
 })
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createOpenAISearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createOpenAISearch(config, deps))
 }
 
 export * from './openai-search.js'

@@ -1,6 +1,6 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseOpenAIErrorBody } from './openai-responses-api.js'
-import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, statusFallback, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 
 export type OpenAIErrorContext = ProviderErrorContext
 
@@ -32,17 +32,8 @@ export function fromOpenAIError(answer: HttpAnswer, context: OpenAIErrorContext)
   } else if (status === 402 || error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota') {
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
     what = 'reports the account has no quota left'
-  } else if (status === 429) {
-    code = 'WEB_PROVIDER_RATE_LIMITED'
-    what = 'is rate limiting requests'
-    const retryAfterMs = parseRetryAfter(answer.headers)
-    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
-  } else if (status >= 500) {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'failed on its side'
   } else {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'rejected the request'
+    ;({ code, what } = statusFallback(status, parseRetryAfter(answer.headers), details))
   }
   const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
   const quoted = providerMessage ? `: ${providerMessage}` : body === undefined && answer.text.trim() ? ` (the body is not JSON${type ? `, ${quote(type, IDENTIFIER_MAX)}` : ''})` : ''

@@ -1,7 +1,5 @@
-import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
-import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
+import { createModelApiClient, postJsonSearch, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { fromOpenAIError } from './openai-error.js'
 import { fromOpenAIResponse } from './from-openai-response.js'
@@ -43,26 +41,15 @@ export function createOpenAISearch(settings: OpenAISearchSettings, deps: OpenAIS
   async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const started = await client.startSearch(request, call)
     const wire = toOpenAIRequest(request, settings)
-    const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromOpenAIError(answer, started.errorContext)
-    const headers = { 'content-type': 'application/json', accept: 'application/json', ...openAIHeaders(started.apiKey) }
-    const answer = await started.request({
-      headers,
-      body,
-      beforeDispatch: (attempt) =>
-        appendRequestEvent(call, OPENAI_REQUEST_EVENT, () => ({
-          providerId: OPENAI_PROVIDER_ID,
-          endpoint: redactUrl(started.endpoint),
-          attempt: attempt + 1,
-          body: JSON.parse(body) as JsonValue,
-        })),
+    const response = await postJsonSearch(started, call, {
+      headers: openAIHeaders(started.apiKey),
+      body: wire.body,
+      requestEvent: OPENAI_REQUEST_EVENT,
       toError,
-    })
-    const response = started.readSuccessBody(answer, {
       expected: 'a Responses API response',
       parse: parseOpenAIResponse,
       errorMessage: (text) => parseOpenAIErrorBody(text)?.error?.message,
-      toError,
     })
     const mapped = fromOpenAIResponse(response, OPENAI_PROVIDER_ID)
     return toSearchResult(OPENAI_PROVIDER_ID, request, mapped, wire.reportFilters(mapped.sources))

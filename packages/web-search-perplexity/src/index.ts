@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type CredentialConfig, credentialConfig, type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createPerplexitySearch } from './perplexity-search.js'
 import type { PerplexitySearchMode } from './perplexity-search-api.js'
 
@@ -10,39 +9,25 @@ export const name = 'dsh-web-search-perplexity'
 /** `web` is required; `credentials` is read per call when mounted, never required. */
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export interface Config {
-  apiKeyEnv: string
-  apiKey?: string
+export interface Config extends CredentialConfig, RequestConfig {
   baseURL?: string
   maxResults: number
   searchMode?: PerplexitySearchMode
   maxTokensPerPage?: number
-  timeoutMs: number
-  maxRetries: number
-  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  apiKeyEnv: Schema.string()
-    .default('PERPLEXITY_API_KEY')
-    .description('Name of the credential, resolved at every search: the credentials service when mounted, else this environment variable.'),
-  apiKey: Schema.string().role('secret').description('A literal key, used only when the named credential is not found. Prefer `dsh credentials set`.'),
+  ...credentialConfig('PERPLEXITY_API_KEY'),
   baseURL: Schema.string().description('Base of the API (`/search` is appended). Unset: PERPLEXITY_SEARCH_BASE_URL, else https://api.perplexity.ai.'),
   maxResults: Schema.natural().min(1).max(20).default(10).description('max_results: results per search, 1..20.'),
   searchMode: Schema.union(['web', 'academic', 'sec'] as const).description("search_mode: web, academic (scholarly articles) or sec (SEC filings). Unset: Perplexity's default (web)."),
   maxTokensPerPage: Schema.natural().min(1).max(16_384).description("max_tokens_per_page: how much of each page Perplexity reads for the snippet. Unset: Perplexity's default."),
-  timeoutMs: Schema.natural().role('ms').min(1).default(60_000).description('Deadline of one search, retries included.'),
-  maxRetries: Schema.natural().max(2).default(2).description('Retries after 429 and 5xx, within the deadline.'),
-  proxy: ProxyConfig,
+  ...requestConfig({ retries: 'Retries after 429 and 5xx, within the deadline.' }),
 })
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createPerplexitySearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createPerplexitySearch(config, deps))
 }
 
 export * from './perplexity-search.js'

@@ -1,5 +1,5 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, statusFallback, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 import { parsePerplexityError } from './perplexity-search-api.js'
 
 export type PerplexityErrorContext = ProviderErrorContext
@@ -38,17 +38,8 @@ export function fromPerplexityError(answer: HttpAnswer, context: PerplexityError
     what = status === 401 ? 'refused the API key' : 'refused the request'
     if (status === 403 && !error && answer.text.trim()) hint = '; the body is not JSON, so the CDN or a proxy in front of the API may have answered'
     if (context.credential) hint += ` (the key used: ${context.credential})`
-  } else if (status === 429) {
-    code = 'WEB_PROVIDER_RATE_LIMITED'
-    what = 'is rate limiting requests'
-    const retryAfterMs = parseRetryAfter(answer.headers)
-    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
-  } else if (status >= 500) {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'failed on its side'
   } else {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'rejected the request'
+    ;({ code, what } = statusFallback(status, parseRetryAfter(answer.headers), details))
   }
   const label = error?.type ? `HTTP ${answer.status}, ${quoteProviderText(error.type, context.secret, 200)}` : `HTTP ${answer.status}`
   const quoted = error?.message

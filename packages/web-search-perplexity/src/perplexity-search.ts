@@ -1,7 +1,5 @@
-import { redactUrl } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
-import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, toSearchResult } from 'dsh-provider-kit'
+import { createModelApiClient, postJsonSearch, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { parsePerplexityError, parsePerplexitySearchResponse } from './perplexity-search-api.js'
 import { fromPerplexityError } from './perplexity-error.js'
@@ -36,25 +34,15 @@ export function createPerplexitySearch(settings: PerplexitySearchSettings, deps:
   async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const started = await client.startSearch(request, call)
     const wire = toPerplexityRequest(request, settings)
-    const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromPerplexityError(answer, started.errorContext)
-    const answer = await started.request({
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${started.apiKey}` },
-      body,
-      beforeDispatch: (attempt) =>
-        appendRequestEvent(call, PERPLEXITY_REQUEST_EVENT, () => ({
-          providerId: PERPLEXITY_PROVIDER_ID,
-          endpoint: redactUrl(started.endpoint),
-          attempt: attempt + 1,
-          body: JSON.parse(body) as JsonValue,
-        })),
+    const response = await postJsonSearch(started, call, {
+      headers: { authorization: `Bearer ${started.apiKey}` },
+      body: wire.body,
+      requestEvent: PERPLEXITY_REQUEST_EVENT,
       toError,
-    })
-    const response = started.readSuccessBody(answer, {
       expected: 'a Perplexity Search API response',
       parse: parsePerplexitySearchResponse,
       errorMessage: (text) => parsePerplexityError(text)?.message,
-      toError,
     })
     const mapped = fromPerplexityResponse(response, wire.body.query)
     mapped.usage = { searchRequests: 1 }

@@ -1,5 +1,5 @@
 import { type SearchFilterReport, type SearchRequest, type SearchSource, WebError } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, sentDomainFilterReport, appendedEndpoint } from 'dsh-provider-kit'
 import type { PerplexitySearchMode, PerplexitySearchRequest } from './perplexity-search-api.js'
 
 export interface PerplexityRequestSettings {
@@ -29,12 +29,7 @@ const NOT_BOTH = 'not sent: search_domain_filter is either an allow list or a de
 
 /** `{base}/search`. Query and fragment dropped; only http(s). */
 export function perplexitySearchEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
-  url.search = ''
-  url.hash = ''
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`
-  return url
+  return appendedEndpoint(baseURL, 'search')
 }
 
 /** Neutral request to the JSON body, and the filter reports. A domain list over 20 entries is INVALID_ARGUMENT, never cut. */

@@ -1,7 +1,6 @@
 import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
-import { type ModelSearchProxy, ProxyConfig } from 'dsh-provider-kit'
-import { resolveCredential } from 'dsh-web'
+import { type RequestConfig, requestConfig, mountSearchProvider } from 'dsh-provider-kit'
 import { createSearxngSearch } from './searxng-search.js'
 import type { SearxngAuthScheme } from './searxng-auth.js'
 import type { SearxngSafeSearch, SearxngTimeRange } from './searxng-search-api.js'
@@ -11,7 +10,7 @@ export const name = 'dsh-web-search-searxng'
 /** `web` is required; `credentials` is read per call when mounted (and only when the row names a credential), never required. */
 export const inject = { web: { required: true }, credentials: { required: false } }
 
-export interface Config {
+export interface Config extends RequestConfig {
   baseURL?: string
   authEnv?: string
   authValue?: string
@@ -24,9 +23,6 @@ export interface Config {
   engines: string[]
   maxResults: number
   maxPages: number
-  timeoutMs: number
-  maxRetries: number
-  proxy?: ModelSearchProxy
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -49,18 +45,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   engines: Schema.array(String).default([]).description('`engines` by name, e.g. [duckduckgo, wikipedia]. Empty: the instance\'s default.'),
   maxResults: Schema.natural().min(1).max(100).default(10).description('Sources listed per search; further pages are requested until there are this many.'),
   maxPages: Schema.natural().min(1).max(5).default(2).description('Pages requested at most per search (each is a full metasearch on the instance).'),
-  timeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of one search, every page and retry included.'),
-  maxRetries: Schema.natural().max(2).default(2).description('Retries per page after 5xx, or a 429 that says when to retry, within the deadline.'),
-  proxy: ProxyConfig,
+  ...requestConfig({ timeoutMs: 30_000, timeout: 'Deadline of one search, every page and retry included.', retries: 'Retries per page after 5xx, or a 429 that says when to retry, within the deadline.' }),
 })
 
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
-  const provider = createSearxngSearch(config, {
-    resolveCredential: (request) => resolveCredential(ctx, request),
-  })
-  ctx.web.registerSearchProvider(provider)
-  ctx.effect(() => () => void provider.close())
+  mountSearchProvider(ctx, (deps) => createSearxngSearch(config, deps))
 }
 
 export * from './searxng-search.js'

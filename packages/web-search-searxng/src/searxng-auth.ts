@@ -44,7 +44,6 @@ export function toSearxngAuth(settings: SearxngAuthSettings, value: string | und
   const refuse = (why: string) =>
     new WebError('WEB_PROVIDER_AUTH_FAILED', `SearXNG: ${described ?? 'the credential'} ${why}; nothing was sent.`, {
       details: { providerId, ...(settings.authEnv ? { credential: settings.authEnv } : {}) },
-      retryable: false,
     })
   if (/[\r\n\0]/.test(value)) throw refuse('holds a line break or NUL, which no header can carry')
   switch (settings.authScheme) {

@@ -70,7 +70,7 @@ export function createSearxngSearch(settings: SearxngSearchSettings, deps: Searx
   async function search(request: SearchRequest, call: ProviderCall, maxPages = settings.maxPages): Promise<SearchResult> {
     const authProblem = authSettingsProblem(settings)
     if (authProblem) {
-      throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The SearXNG search is not available: ${authProblem}.`, { details: { providerId: SEARXNG_PROVIDER_ID }, retryable: false })
+      throw new WebError('WEB_PROVIDER_UNAVAILABLE', `The SearXNG search is not available: ${authProblem}.`, { details: { providerId: SEARXNG_PROVIDER_ID } })
     }
     const started = await client.startSearch(request, call)
     const auth = toSearxngAuth(settings, started.credential?.value, started.errorContext.credential, SEARXNG_PROVIDER_ID)

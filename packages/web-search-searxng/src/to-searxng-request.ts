@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, sentDomainFilterReport, apiBase } from 'dsh-provider-kit'
 import type { SearxngSafeSearch, SearxngSearchParams, SearxngTimeRange } from './searxng-search-api.js'
 
 /** The row's settings that shape every query. */
@@ -38,12 +38,8 @@ const LOCATION_NOT_SENT =
  * name or password, throws (a credential belongs in `authEnv`).
  */
 export function searxngSearchEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
+  const { url, path } = apiBase(baseURL)
   if (url.username || url.password) throw new TypeError('it carries a user name or password; store them as a credential named by authEnv instead')
-  url.search = ''
-  url.hash = ''
-  const path = url.pathname.replace(/\/+$/, '')
   url.pathname = /\/search$/.test(path) ? path : `${path}/search`
   return url
 }

@@ -1,5 +1,5 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { headerValue, parseRetryAfter, quoteProviderText, statusFallback, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
 import { parseTavilyError } from './tavily-search-api.js'
 
 export type TavilyErrorContext = ProviderErrorContext
@@ -32,17 +32,8 @@ export function fromTavilyError(answer: HttpAnswer, context: TavilyErrorContext)
     code = 'WEB_PROVIDER_QUOTA_EXHAUSTED'
     what = status === 433 ? 'reports the pay-as-you-go limit reached' : "reports the plan's usage limit reached"
     hint = status === 433 ? '; raise the limit on the Tavily dashboard' : '; upgrade the plan on the Tavily dashboard or wait for the next billing period'
-  } else if (status === 429) {
-    code = 'WEB_PROVIDER_RATE_LIMITED'
-    what = 'is rate limiting requests'
-    const retryAfterMs = parseRetryAfter(answer.headers) ?? (error?.retryAfterSeconds !== undefined ? Math.ceil(error.retryAfterSeconds * 1000) : undefined)
-    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs
-  } else if (status >= 500) {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'failed on its side'
   } else {
-    code = 'WEB_PROVIDER_ERROR'
-    what = 'rejected the request'
+    ;({ code, what } = statusFallback(status, parseRetryAfter(answer.headers) ?? (error?.retryAfterSeconds !== undefined ? Math.ceil(error.retryAfterSeconds * 1000) : undefined), details))
   }
   const type = headerValue(answer.headers, 'content-type')?.split(';')[0]?.trim()
   const quoted = error?.message

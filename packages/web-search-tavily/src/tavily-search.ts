@@ -1,7 +1,6 @@
 import { redactUrl, WebError } from 'dsh-web'
 import type { ProviderCall, SearchRequest, SearchResult } from 'dsh-web'
-import type { JsonValue } from 'dsh-host'
-import { appendRequestEvent, createModelApiClient, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
+import { createModelApiClient, postJsonSearch, parseObjectWith, runModelApiCheck, toSearchResult } from 'dsh-provider-kit'
 import type { HttpAnswer, ModelApi, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from 'dsh-provider-kit'
 import { parseTavilyError, parseTavilySearchResponse } from './tavily-search-api.js'
 import { fromTavilyError } from './tavily-error.js'
@@ -36,25 +35,15 @@ export function createTavilySearch(settings: TavilySearchSettings, deps: TavilyS
   async function search(request: SearchRequest, call: ProviderCall): Promise<SearchResult> {
     const started = await client.startSearch(request, call)
     const wire = toTavilyRequest(request, settings)
-    const body = JSON.stringify(wire.body)
     const toError = (answer: HttpAnswer) => fromTavilyError(answer, started.errorContext)
-    const answer = await started.request({
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${started.apiKey}` },
-      body,
-      beforeDispatch: (attempt) =>
-        appendRequestEvent(call, TAVILY_REQUEST_EVENT, () => ({
-          providerId: TAVILY_PROVIDER_ID,
-          endpoint: redactUrl(started.endpoint),
-          attempt: attempt + 1,
-          body: JSON.parse(body) as JsonValue,
-        })),
+    const response = await postJsonSearch(started, call, {
+      headers: { authorization: `Bearer ${started.apiKey}` },
+      body: wire.body,
+      requestEvent: TAVILY_REQUEST_EVENT,
       toError,
-    })
-    const response = started.readSuccessBody(answer, {
       expected: 'a Tavily search response',
       parse: parseTavilySearchResponse,
       errorMessage: (text) => parseTavilyError(text)?.message,
-      toError,
     })
     const mapped = fromTavilyResponse(response, wire.body.query, settings.topic === 'news' ? 'news' : 'web')
     mapped.usage = { searchRequests: 1 }

@@ -1,5 +1,5 @@
 import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
-import { checkDomainFilters, cleanDomains, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, sentDomainFilterReport, appendedEndpoint } from 'dsh-provider-kit'
 import type { TavilyIncludeAnswer, TavilySearchDepth, TavilySearchRequest, TavilyTopic } from './tavily-search-api.js'
 
 export interface TavilyRequestSettings {
@@ -31,12 +31,7 @@ const LOCATION_NOT_SENT =
 
 /** `{base}/search`. Query and fragment dropped; only http(s). */
 export function tavilySearchEndpoint(baseURL: string): URL {
-  const url = new URL(baseURL)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`)
-  url.search = ''
-  url.hash = ''
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`
-  return url
+  return appendedEndpoint(baseURL, 'search')
 }
 
 /** Neutral request to the JSON body, and the filter reports. */
