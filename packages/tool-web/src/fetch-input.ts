@@ -34,7 +34,7 @@ export function webFetchInputSchema(fetchMaxChars: number): ToolInputSchema {
         type: 'string',
         minLength: 1,
         maxLength: FIND_MAX_CHARS,
-        description: 'A literal phrase to look for instead of reading the text, e.g. "connection timeout": every place it occurs (case and spacing ignored, accents kept), in page order, with a few words around it, its offset and the headings it sits under. Not with query.',
+        description: 'A literal phrase to look for instead of reading the text, e.g. "connection timeout": every place it occurs (case, spacing and markdown inline markup ignored, accents kept), in page order, with a few words around it, its offset and the headings it sits under. Not with query.',
       },
       query: {
         type: 'string',

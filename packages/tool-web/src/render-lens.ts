@@ -19,11 +19,12 @@ export function lensSummary(document: FetchedDocument): string | undefined {
   const of = `the document's ${document.totalChars} characters`
   if (find) {
     const where = find.from > 0 ? `${of} from offset ${find.from} on` : of
-    if (find.total === 0) return `No match of ${quoted(find.phrase)} in ${where} (case and spacing ignored, accents kept).`
+    const ignored = document.format === 'markdown' ? 'case, spacing and inline markup ignored, accents kept' : 'case and spacing ignored, accents kept'
+    if (find.total === 0) return `No match of ${quoted(find.phrase)} in ${where} (${ignored}).`
     const shown = find.matches.length < find.total
       ? `; the first ${find.matches.length} are shown: call web_fetch again with the same url and find and offset ${find.nextOffset} for the rest`
       : ''
-    return `${plural(find.total, 'match', 'matches')} of ${quoted(find.phrase)} in ${where} (case and spacing ignored, accents kept), in page order${shown}. Read the page from a match with web_fetch, the same url and its offset (without find).`
+    return `${plural(find.total, 'match', 'matches')} of ${quoted(find.phrase)} in ${where} (${ignored}), in page order${shown}. Read the page from a match with web_fetch, the same url and its offset (without find).`
   }
   if (query) {
     if (!query.passages.length) return `No passage of ${of} shares a word with ${quoted(query.query)}. ${query.method}`

@@ -90,7 +90,7 @@ describe('web_fetch find and query over one snapshot', () => {
     const offsets = matches.map((match: any) => match.offset)
     assert.deepEqual(offsets, [...offsets].sort((a, b) => a - b), 'in page order')
     assert.equal((cafe.structured as any).text, '')
-    assert.match(cafe.content.split('\n')[0], /^"Server guide" — http:\/\/127\.0\.0\.1:\d+\/guide-find \(HTTP 200, text\/html, markdown\)\. 3 matches of "café" in the document's \d+ characters \(case and spacing ignored, accents kept\), in page order\. Read the page from a match/)
+    assert.match(cafe.content.split('\n')[0], /^"Server guide" — http:\/\/127\.0\.0\.1:\d+\/guide-find \(HTTP 200, text\/html, markdown\)\. 3 matches of "café" in the document's \d+ characters \(case, spacing and inline markup ignored, accents kept\), in page order\. Read the page from a match/)
     // The matches are page text: inside the fence, each with its offset and path.
     const inside = fenced(cafe.content)
     assert.ok(inside.includes(`Match 2 at offset ${offsets[1]} under Configuring › Timeouts:\n…Another ⟦CAFÉ⟧, a café and a cafe without its accent.`), inside)

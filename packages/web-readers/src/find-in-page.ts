@@ -1,4 +1,4 @@
-import type { FindMatch, FindResult } from 'dsh-web'
+import { type FindMatch, type FindResult, WebError } from 'dsh-web'
 import type { HeadingPaths } from './page-outline.js'
 
 /** Matches a find result shows at most; `total` counts them all and `nextOffset` says where to search on. */
@@ -8,9 +8,12 @@ const CONTEXT_MAX = 80
 
 /**
  * A text folded for a literal search: lowercase, every run of whitespace as
- * one space, accents kept. `toOriginal` maps a position of the folded text
- * back to the original; only whitespace runs change lengths, and they are
- * few, so the map holds one entry per run instead of one per character.
+ * one space, accents kept; in markdown, inline markup left out as well
+ * (emphasis marks, code ticks, link brackets and targets), so a phrase
+ * matches the words the reader sees. `toOriginal` maps a position of the
+ * folded text back to the original; only runs and markup change lengths,
+ * and they are few, so the map holds one entry per change instead of one
+ * per character.
  */
 class FoldedText {
   readonly folded: string
@@ -18,16 +21,19 @@ class FoldedText {
   private readonly foldedAt: number[] = [0]
   private readonly originalAt: number[] = [0]
 
-  constructor(text: string) {
+  constructor(text: string, markdown: boolean) {
     let removed = 0
-    this.folded = lowerSameLength(text).replace(/\s+/g, (run: string, offset: number) => {
-      if (run.length > 1) {
-        removed += run.length - 1
-        this.foldedAt.push(offset + run.length - removed)
-        this.originalAt.push(offset + run.length)
-      }
-      return ' '
-    })
+    // Runs of two or more (and markup) are the only ones that move positions; a single whitespace character other than a space becomes
+    // one in place (a pattern that matched every single space would cost a replacement for each word of the page).
+    this.folded = lowerSameLength(text)
+      .replace(markdown ? MARKDOWN_SHIFTS : WHITESPACE_RUNS, (found: string, offset: number) => {
+        const replacement = /^\s/.test(found) ? ' ' : ''
+        removed += found.length - replacement.length
+        this.foldedAt.push(offset + found.length - removed)
+        this.originalAt.push(offset + found.length)
+        return replacement
+      })
+      .replace(/[^\S ]/g, ' ')
   }
 
   toOriginal(position: number): number {
@@ -42,6 +48,10 @@ class FoldedText {
     return entry + 1 < this.foldedAt.length ? Math.min(linear, this.foldedAt[entry + 1]) : linear
   }
 }
+
+const WHITESPACE_RUNS = /\s\s+/g
+/** Whitespace runs, and markdown's inline markup: a link's target, its brackets, emphasis stars, code ticks, underscores not inside a word. */
+const MARKDOWN_SHIFTS = /\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|!?\[|\]|\*+|`+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])|\s\s+/gu
 
 function lastAtOrBefore(sorted: number[], value: number): number {
   let low = 0
@@ -76,6 +86,8 @@ export function searchedPhrase(phrase: string): string {
 }
 
 export interface FindOptions {
+  /** Markdown text: its inline markup is left out of the search, in the page and in the phrase alike. */
+  markdown: boolean
   /** Where the search starts in the text. */
   from: number
   /** Characters of match text and context the result holds at most (the first match is always shown). */
@@ -92,8 +104,13 @@ export interface FindOptions {
  */
 export function findInPage(text: string, phrase: string, options: FindOptions): FindResult {
   const searched = searchedPhrase(phrase)
-  const needle = lowerSameLength(searched)
-  const page = new FoldedText(text)
+  const needle = new FoldedText(searched, options.markdown).folded.trim()
+  if (!needle) {
+    throw new WebError('INVALID_ARGUMENT', `find ${JSON.stringify(searched)} is only markdown markup, which the search leaves out; give the words you look for, or fetch with format text to find markup literally.`, {
+      details: { argument: 'find' },
+    })
+  }
+  const page = new FoldedText(text, options.markdown)
   const starts: number[] = []
   for (let at = page.folded.indexOf(needle, page.toFolded(options.from)); at >= 0; at = page.folded.indexOf(needle, at + needle.length)) starts.push(at)
   // The context shrinks with the number of matches so that those shown fit in maxChars.

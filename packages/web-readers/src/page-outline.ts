@@ -20,7 +20,8 @@ export function readHeadings(text: string, format: FetchFormat): PageHeading[] {
 function markdownHeadings(text: string): PageHeading[] {
   const headings: PageHeading[] = []
   let fence: string | undefined
-  for (const line of text.matchAll(/^.*$/gm)) {
+  // Only the lines that can be a heading or a code fence are looked at.
+  for (const line of text.matchAll(/^ {0,3}(?:#{1,6}[ \t]|`{3,}|~{3,}).*$/gm)) {
     const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(line[0])?.[1]
     if (fenceMark) {
       if (fence === undefined) fence = fenceMark[0]

@@ -40,7 +40,7 @@ export function viewPage(text: string, format: FetchFormat, window: PageWindow):
   const headings = readHeadings(text, format)
   const paths = new HeadingPaths(headings)
   const base = { text: '', offset: window.offset, totalChars: text.length, truncated: false }
-  if (lens.find !== undefined) return { ...base, find: findInPage(text, lens.find, { from: window.offset, maxChars: window.maxChars, paths }) }
+  if (lens.find !== undefined) return { ...base, find: findInPage(text, lens.find, { from: window.offset, maxChars: window.maxChars, paths, markdown: format === 'markdown' }) }
   const ranked = rankPassages(text, lens.query, { maxChars: window.maxChars, paths })
   const { outline, total } = outlineOf(headings)
   return { ...base, query: { query: lens.query, terms: ranked.terms, method: RANKING_METHOD, blocks: ranked.blocks, matchingBlocks: ranked.matchingBlocks, passages: ranked.passages, outline, outlineTotal: total } }

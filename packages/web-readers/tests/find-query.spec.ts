@@ -8,7 +8,7 @@ import { viewPage } from '../src/page-view.js'
 import { PASSAGES_MAX, rankPassages, rankTerms } from '../src/rank-passages.js'
 
 const none = new HeadingPaths([])
-const find = (text: string, phrase: string, from = 0, maxChars = 20_000) => findInPage(text, phrase, { from, maxChars, paths: none })
+const find = (text: string, phrase: string, from = 0, maxChars = 20_000, markdown = false) => findInPage(text, phrase, { from, maxChars, paths: none, markdown })
 
 describe('find in a text', () => {
   it('keeps offsets exact across whitespace runs, a longer lowercase and characters outside the BMP', () => {
@@ -26,6 +26,15 @@ describe('find in a text', () => {
     assert.deepEqual(find(text, 'word').matches.map((match) => match.offset), [0, 10, 15])
     assert.deepEqual(find(text, 'word', 7).matches.map((match) => match.offset), [10, 15])
     assert.deepEqual(find(text, 'word', 11).matches.map((match) => match.offset), [15])
+  })
+
+  it('in markdown, leaves inline markup out of the page and the phrase alike, the match read back with its markup', () => {
+    const text = 'The *Star Trek* film and the **[fourth film](https://x.example/a_(b)) of it**, with `max_chars` and _plain_ words.'
+    assert.deepEqual(find(text, 'star trek film', 0, 20_000, true).matches.map((match) => match.text), ['Star Trek* film'])
+    assert.deepEqual(find(text, 'the fourth film of it', 0, 20_000, true).matches.map((match) => match.text), ['the **[fourth film](https://x.example/a_(b)) of it'])
+    assert.deepEqual(find(text, '`max_chars` and plain', 0, 20_000, true).matches.map((match) => match.text), ['max_chars` and _plain'])
+    assert.equal(find(text, 'star trek film').total, 0, 'plain text is searched literally')
+    assert.throws(() => find(text, '**', 0, 20_000, true), /only markdown markup/)
   })
 
   it('keeps accents and tells them apart', () => {
