@@ -19,6 +19,18 @@ describe('bench:extract', () => {
   })
 })
 
+describe('bench:find-query', () => {
+  it('without the shared benchmark beside the clone, exits 2 saying what it needs and how to point at it', async () => {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolveRun) => {
+      execFile(process.execPath, ['--import', 'tsx', join(root, 'bench', 'find-query.ts'), '--data', join(root, 'no-such-benchmark')], { cwd: root }, (error, _stdout, stderr) =>
+        resolveRun({ code: error ? (error.code as number) : 0, stderr }),
+      )
+    })
+    assert.equal(code, 2, stderr)
+    assert.match(stderr, /no-such-benchmark\/ground-truth\.json does not exist\. This run needs the article-extraction benchmark .* pass --data with its path\./)
+  })
+})
+
 describe("WCXB's metric (bench/support/word-f1.ts)", () => {
   it('is word-level F1 over lower-cased word multisets, with the empty cases as the benchmark scores them', async () => {
     const { wordF1 } = await import('../bench/support/word-f1.js')

@@ -186,6 +186,18 @@ describe('dsh mcp with the standard preset', () => {
     assert.ok(JSON.stringify(metadata).length < 1000)
   })
 
+  it('web_fetch with find: structured content carries the matches, each with its offset and heading path', async () => {
+    const result: any = await client.callTool({ name: 'web_fetch', arguments: { url: `${pages.origin}/article`, find: 'PARAGRAPH 12 of the' } })
+    assert.equal(result.isError, false, result.content[0].text)
+    const { find } = result.structuredContent
+    assert.equal(find.total, 1)
+    assert.equal(find.matches[0].text, 'Paragraph 12 of the')
+    assert.equal(typeof find.matches[0].offset, 'number')
+    assert.match(result.content[0].text, /1 match of "PARAGRAPH 12 of the"/)
+    const read: any = await client.callTool({ name: 'web_fetch', arguments: { url: `${pages.origin}/article`, offset: find.matches[0].offset, max_chars: 19 } })
+    assert.equal(read.structuredContent.text, 'Paragraph 12 of the')
+  })
+
   it('annotates the web tools as read-only and open-world, with titles', async () => {
     const { tools } = await client.listTools()
     assert.deepEqual(tools.map((tool) => [tool.name, tool.title, tool.annotations]), [

@@ -1,4 +1,4 @@
-import type { FetchExtract, FetchFormat, FetchRequest } from 'dsh-web'
+import { FIND_MAX_CHARS, type FetchExtract, type FetchFormat, type FetchRequest, QUERY_MAX_CHARS } from 'dsh-web'
 import type { ToolInputSchema } from 'dsh-host'
 
 /** The arguments of `web_fetch` as the model gives them. */
@@ -8,6 +8,8 @@ export interface WebFetchInput {
   max_chars?: number
   offset?: number
   extract?: FetchExtract
+  find?: string
+  query?: string
 }
 
 /** The closed input schema: no headers, no method, no body, nothing the model could forge a request with. */
@@ -22,8 +24,24 @@ export function webFetchInputSchema(fetchMaxChars: number): ToolInputSchema {
         minimum: 1,
         description: `Characters of text to return in this call; default and at most ${fetchMaxChars} (larger values are capped).`,
       },
-      offset: { type: 'integer', minimum: 0, description: 'Character offset to start from, to read on from where the previous call stopped (default 0).' },
+      offset: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Character offset to start from, to read on from where the previous call stopped, or from a match or passage that find or query gave (default 0). With find: where the search starts.',
+      },
       extract: { type: 'string', enum: ['main', 'full'], description: 'main (default): the main content without navigation and boilerplate; full: the whole page.' },
+      find: {
+        type: 'string',
+        minLength: 1,
+        maxLength: FIND_MAX_CHARS,
+        description: 'A literal phrase to look for instead of reading the text, e.g. "connection timeout": every place it occurs (case, spacing and markdown inline markup ignored, accents kept), in page order, with a few words around it, its offset and the headings it sits under. Not with query.',
+      },
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: QUERY_MAX_CHARS,
+        description: 'A few words of what you look for instead of reading the text, e.g. "default timeout value": the passages that share the most words with them (ranked by word overlap, not understanding), within max_chars, each with its offset, and the page\'s outline. Not with find or offset.',
+      },
     },
     required: ['url'],
     additionalProperties: false,
@@ -44,6 +62,8 @@ export function readFetchInput(
     offset: input.offset ?? 0,
     extract: input.extract ?? 'main',
   }
+  if (input.find !== undefined) request.find = input.find
+  if (input.query !== undefined) request.query = input.query
   if (allowedDomains) request.allowedDomains = allowedDomains
   return input.max_chars !== undefined && input.max_chars > fetchMaxChars ? { request, cappedFrom: input.max_chars } : { request }
 }

@@ -16,6 +16,7 @@ export function webFetchDescription(config: ToolWebConfig): string {
     'Use it to read a page found with web_search or a URL the user gave you; pass the URL exactly as it appears there.',
     '`extract: "main"` (default) keeps the main content and drops navigation and boilerplate; `"full"` converts the whole page.',
     `Long pages come in parts of at most ${config.fetchMaxChars} characters (\`max_chars\`); the first line of the reply says which characters you got and the \`offset\` to pass to read on.`,
+    'To read only what you need of a long page: `find: "exact phrase"` lists every place a phrase occurs (a name, a number, an error message), with a few words around each, its offset and the headings above it; `query: "a few words"` returns the passages that share the most words with them, best first, with the page\'s outline (headings and their offsets). Both read the same copy of the page as `offset` does, so `offset` set to a match or passage reads on from exactly there, with no new request. Use find when you know the words the page uses, query when you only know the topic (it ranks by shared words, not meaning), offset to read a part whole.',
     `The call has ${Math.round(config.fetchTimeoutMs / 1000)} s. Only GET, no custom headers or cookies; private and local addresses are refused unless the operator allows them.`,
     'Besides HTML pages it reads PDFs (the text layer, each page after a `--- page N ---` line; scanned PDFs without text cannot be read), RSS and Atom feeds (a list of items: title, link, date, summary), JSON (pretty-printed) and plain text; the first line says what the document was read as. With `format: "html"` a feed or JSON comes as sent. Images, audio, video and archives are refused.',
     'A page with an error status is still shown, marked as an error.',
@@ -49,7 +50,7 @@ async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchI
 
   const limited = await limitOutput(renderFetch(document), { threshold: config.outputThreshold, save: saveOutput('web_fetch', call) })
   // A wall's text is withheld from programs too: `outcome` says what it was, `totalChars` how much was withheld.
-  const shown: FetchedDocument = isWithheld(document) ? { ...document, text: '', nextOffset: undefined, artifact: undefined } : document
+  const shown: FetchedDocument = isWithheld(document) ? { ...document, text: '', nextOffset: undefined, artifact: undefined, find: undefined, query: undefined } : document
   const structured = toJsonData(limited.artifact ? { ...shown, outputArtifact: limited.artifact } : shown)
   // A page fetched but not read is an error of its own kind, before its status: the header says which.
   const unread = outcomeError(document)

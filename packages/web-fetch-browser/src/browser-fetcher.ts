@@ -3,7 +3,7 @@ import type { ArtifactRef, JsonValue } from 'dsh-host'
 import { WebError, abortError, redactUrl, routeFor, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, PageOutcome, ProviderCall } from 'dsh-web'
 import { AddressPolicy, type EgressOptions, PinnedAgents, withFixedAnswers } from 'dsh-web-egress'
-import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, type ConvertOutput, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, slicePage } from 'dsh-web-readers'
+import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, type ConvertOutput, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, viewPage } from 'dsh-web-readers'
 import { ChromiumProcess, type ChromiumStatus, DEFAULT_EXECUTABLE } from './chromium-process.js'
 import { type RenderedDocument, RenderCache } from './render-cache.js'
 import { BrowserGone, type RenderedPage, renderPage } from './render-page.js'
@@ -240,7 +240,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       document = await renderDocument(url, request, format, extract, call, signal)
       cache.set([`${url.href} ${variant}`, `${document.provenance.finalUrl} ${variant}`], document)
     }
-    const page = slicePage(document.text, window)
+    // The part, the matches or the passages: all of this one snapshot, so their offsets are those a later call pages by.
+    const page = viewPage(document.text, format, window)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
       artifact = await writeWebArtifact(document.text, {
@@ -250,10 +251,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         extension: EXTENSIONS[format],
       })
     }
-    let truncatedReason = document.bodyTruncatedReason
-    if (!truncatedReason && page.truncated) {
-      truncatedReason = `Characters ${page.offset} to ${page.nextOffset} of ${page.totalChars} are shown (maxChars ${window.maxChars}); call again with offset ${page.nextOffset} for the next part.`
-    }
+    const truncatedReason = document.bodyTruncatedReason ?? page.partNote
     const { provenance } = document
     const result: FetchedDocument = {
       providerId: PROVIDER_ID,
@@ -272,6 +270,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       artifact,
       provenance: structuredClone({ ...provenance, durationMs: Math.round((performance.now() - started) * 10) / 10, cacheHit }),
       outcome: { ...document.outcome },
+      find: page.find,
+      query: page.query,
       warnings: [...document.warnings],
     }
     if (provenance.status < 200 || provenance.status > 299) {

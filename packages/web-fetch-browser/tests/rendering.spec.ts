@@ -28,6 +28,9 @@ const PAGES: Record<string, string> = {
     document.title = 'Just a moment...'
     document.getElementById('root').innerHTML = '<div class="cf-browser-verification"><h1>Checking your browser before accessing the site</h1><p>This process is automatic.</p></div>'
   </script></body></html>`,
+  '/writes-sections': `<html><head><title>Sections</title></head><body><div id="root"></div><script>
+    document.getElementById('root').innerHTML = '<main><h1>Written guide</h1><h2>Setup</h2><p>The script wrote this setup section, long enough to be read as the content of the page.</p><h2>Limits</h2><p>The request limit is ten per second, and the script wrote it too.</p></main>'
+  </script></body></html>`,
   '/after-timer': `<html><head><title>Later</title></head><body><div id="root"></div><script>
     setTimeout(() => { document.getElementById('root').innerHTML = '<main><h1>Rendered after a timer</h1><p>The page waited a little before it showed this text to its reader.</p></main>' }, 300)
   </script></body></html>`,
@@ -108,6 +111,19 @@ describe('rendered pages', { skip: chromiumMissing }, () => {
     assert.equal(site.hits.filter((hit) => hit === 'GET /fetches-json').length, requestsBefore + 1, 'rendered once')
     const whole = await fetcher.fetch({ url: `${site.origin}/fetches-json`, format: 'text', extract: 'full' })
     assert.equal(first.text + second.text, whole.text.slice(0, 40))
+  })
+
+  it('find and query read the rendered snapshot: a match offset reads back on it, with no second render', async () => {
+    const url = `${site.origin}/writes-sections`
+    const found = await fetcher.fetch({ url, find: 'THE SCRIPT WROTE' })
+    assert.equal(found.text, '')
+    assert.deepEqual(found.find?.matches.map((match) => [match.text, match.headings]), [['The script wrote', ['Written guide', 'Setup']], ['the script wrote', ['Written guide', 'Limits']]])
+    const read = await fetcher.fetch({ url, offset: found.find!.matches[1].offset, maxChars: 16 })
+    assert.equal(read.text, 'the script wrote')
+    const ranked = await fetcher.fetch({ url, query: 'request limit' })
+    assert.match(ranked.query!.passages[0].text, /^The request limit is ten per second/)
+    assert.deepEqual(ranked.query!.outline.map((heading) => heading.title), ['Written guide', 'Setup', 'Limits'])
+    assert.equal(site.hits.filter((hit) => hit === 'GET /writes-sections').length, 1, 'rendered once')
   })
 
   it('a frame of another trusted site (its own renderer process) loads through the same proxy, its credentials included', async () => {

@@ -6,7 +6,7 @@ import { MEMORY_STORE_ID, MemoryStateStore, SharedState, WebError, abortError, r
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, LimitRule, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type EgressOptions, PinnedAgents, type VettedDestination, transportError, withFixedAnswers } from 'dsh-web-egress'
-import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, OUTCOME_HEADERS, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, slicePage } from 'dsh-web-readers'
+import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, OUTCOME_HEADERS, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, viewPage } from 'dsh-web-readers'
 import { classifyBody, classifyContentType, essence } from './content-type.js'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { RobotsGate } from './robots-gate.js'
@@ -279,7 +279,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     }
     // A hit through the final URL followed no redirect; one through the URL that made the snapshot, the same hops again.
     const redirects = url.href === document.requestedUrl ? document.redirects : []
-    const page = slicePage(document.text, window)
+    // The part, the matches or the passages: all of this one snapshot, so their offsets are those a later call pages by.
+    const page = viewPage(document.text, format, window)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
       const where = `${document.sourceSha256}|${format}|${extract}|${call.session?.id ?? options.artifactDir ?? ''}`
@@ -296,11 +297,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       }
     }
     const warnings = [...document.warnings, ...notes]
-    let truncatedReason: string | undefined
-    if (document.bodyTruncatedReason) truncatedReason = document.bodyTruncatedReason
-    else if (page.truncated) {
-      truncatedReason = `Characters ${page.offset} to ${page.nextOffset} of ${page.totalChars} are shown (maxChars ${window.maxChars}); call again with offset ${page.nextOffset} for the next part.`
-    }
+    const truncatedReason = document.bodyTruncatedReason ?? page.partNote
     const result: FetchedDocument = {
       providerId: PROVIDER_ID,
       url: document.finalUrl,
@@ -317,6 +314,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       links: document.links.map((link) => ({ ...link })),
       artifact,
       outcome: { ...document.outcome },
+      find: page.find,
+      query: page.query,
       provenance: {
         requestedUrl: url.href,
         finalUrl: document.finalUrl,

@@ -4,7 +4,9 @@
  * or text (parse5 into linkedom, DOM cleaning, candidates, pruning), PDFs in
  * child processes of their own, feeds and JSON, all in extraction workers
  * (`ExtractPool`); the page-outcome judge (`judgePage`) that types a wall,
- * a challenge or an empty page; the fetch arguments and paging of the text.
+ * a challenge or an empty page; the fetch arguments, and the view of a
+ * snapshot a call returns: a part of the text, the places a phrase occurs
+ * (`find`) or the passages ranked for a few words (`query`).
  */
 export { ExtractPool, type ExtractPoolOptions } from './extract-pool.js'
 export type { ConvertInput, ConvertOutput } from './convert-body.js'
@@ -20,5 +22,9 @@ export {
 export { EXTENSIONS, EXTRACTS, FORMATS, checkEnum, positive } from './fetch-arguments.js'
 export { OUTCOME_HEADERS } from './challenge-vendors.js'
 export { judgePage } from './page-outcome.js'
-export { MAX_MAX_CHARS, readPageWindow, slicePage, type Page, type PageWindow } from './paging.js'
+export { MAX_MAX_CHARS, readPageWindow, type PageWindow } from './paging.js'
+export { type PageView, viewPage } from './page-view.js'
+export { FIND_MATCHES_MAX } from './find-in-page.js'
+export { HEADING_TITLE_MAX, OUTLINE_MAX } from './page-outline.js'
+export { PASSAGES_MAX, RANKING_METHOD } from './rank-passages.js'
 export type { ReaderOptions } from './reader-options.js'

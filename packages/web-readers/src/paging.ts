@@ -1,4 +1,4 @@
-import { WebError } from 'dsh-web'
+import { type PageLens, WebError, readPageLens } from 'dsh-web'
 
 export const DEFAULT_MAX_CHARS = 20_000
 export const MAX_MAX_CHARS = 100_000
@@ -6,10 +6,12 @@ export const MAX_MAX_CHARS = 100_000
 export interface PageWindow {
   offset: number
   maxChars: number
+  /** A phrase to find or words to rank passages by, instead of the part of the text at `offset`. */
+  lens?: PageLens
 }
 
-/** Checks `offset` and `maxChars` before anything is fetched. */
-export function readPageWindow(request: { offset?: unknown; maxChars?: unknown }, maxMaxChars = MAX_MAX_CHARS): PageWindow {
+/** Checks `offset`, `maxChars`, `find` and `query` before anything is fetched. */
+export function readPageWindow(request: { offset?: unknown; maxChars?: unknown; find?: unknown; query?: unknown }, maxMaxChars = MAX_MAX_CHARS): PageWindow {
   const maxChars = request.maxChars ?? DEFAULT_MAX_CHARS
   if (typeof maxChars !== 'number' || !Number.isInteger(maxChars) || maxChars < 1 || maxChars > maxMaxChars) {
     throw new WebError('INVALID_ARGUMENT', `maxChars must be a whole number from 1 to ${maxMaxChars}; got ${JSON.stringify(maxChars)}.`, {
@@ -22,7 +24,19 @@ export function readPageWindow(request: { offset?: unknown; maxChars?: unknown }
       details: { argument: 'offset' },
     })
   }
-  return { offset, maxChars }
+  const lens = readPageLens({ offset, find: request.find as string | undefined, query: request.query as string | undefined })
+  return lens ? { offset, maxChars, lens } : { offset, maxChars }
+}
+
+/** Refuses an offset past the end of a text of `totalChars` (0 is the start even of an empty one). */
+export function checkOffset(offset: number, totalChars: number): void {
+  if (offset > totalChars || (offset === totalChars && totalChars > 0)) {
+    throw new WebError(
+      'INVALID_ARGUMENT',
+      `offset ${offset} is past the end of the document, which has ${totalChars} characters; use an offset from 0 to ${Math.max(0, totalChars - 1)}.`,
+      { details: { argument: 'offset', limit: Math.max(0, totalChars - 1) } },
+    )
+  }
 }
 
 export interface Page {
@@ -39,13 +53,7 @@ export interface Page {
  */
 export function slicePage(text: string, window: PageWindow): Page {
   const totalChars = text.length
-  if (window.offset > totalChars || (window.offset === totalChars && totalChars > 0)) {
-    throw new WebError(
-      'INVALID_ARGUMENT',
-      `offset ${window.offset} is past the end of the document, which has ${totalChars} characters; use an offset from 0 to ${Math.max(0, totalChars - 1)}.`,
-      { details: { argument: 'offset', limit: Math.max(0, totalChars - 1) } },
-    )
-  }
+  checkOffset(window.offset, totalChars)
   let end = Math.min(totalChars, window.offset + window.maxChars)
   if (end < totalChars && end > window.offset + 1) {
     const code = text.charCodeAt(end - 1)

@@ -48,3 +48,4 @@ export { type LimitRequest, type Release, SharedState, type SharedStateOptions, 
 export { routeFor } from './route.js'
 export { writeWebArtifact } from './artifact.js'
 export { SEARCH_CACHE_HIT_EVENT } from './search-cache.js'
+export { FIND_MAX_CHARS, type PageLens, QUERY_MAX_CHARS, readPageLens } from './page-lens.js'

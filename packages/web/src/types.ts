@@ -194,6 +194,20 @@ export interface FetchRequest {
    * fits (marked truncated, with the reason) instead of failing.
    */
   allowPartial?: boolean
+  /**
+   * A literal phrase to look for in the converted text, case- and
+   * whitespace-insensitive, accents kept (1 to FIND_MAX_CHARS characters):
+   * the result's `find` lists where it occurs from `offset` on, instead of a
+   * part of the text. Not with `query`.
+   */
+  find?: string
+  /**
+   * A few words (1 to QUERY_MAX_CHARS characters): the result's `query`
+   * holds the passages of the page that share the most words with them
+   * (BM25 over its blocks), within `maxChars`, and the page's outline,
+   * instead of a part of the text. Not with `find`, nor with an `offset`.
+   */
+  query?: string
 }
 
 /**
@@ -307,7 +321,74 @@ export interface FetchedDocument {
    * it, and tools say which part.
    */
   outcome?: PageOutcome
+  /** With the request's `find`: where the phrase occurs (then `text` is empty). */
+  find?: FindResult
+  /** With the request's `query`: the best passages and the outline (then `text` is empty). */
+  query?: QueryResult
   warnings: string[]
+}
+
+/** A heading of the converted text: its level (1 to 6), its words (page text, untrusted) and where its line starts. */
+export interface PageHeading {
+  level: number
+  title: string
+  offset: number
+}
+
+/** One place where the phrase occurs. Everything but the figures is page text, untrusted. */
+export interface FindMatch {
+  /** Where the match starts in the converted text: a fetch with this `offset` starts on it. */
+  offset: number
+  /** Its length there (whitespace runs in the page may make it longer than the phrase). */
+  length: number
+  /** The match as the page has it. */
+  text: string
+  /** A few words before and after it, whitespace runs shown as one space. */
+  before: string
+  after: string
+  /** The headings it sits under, outermost first. */
+  headings: string[]
+}
+
+export interface FindResult {
+  /** The phrase as it was searched: trimmed, whitespace runs as one space. */
+  phrase: string
+  /** The offset the search started from. */
+  from: number
+  /** Every match from `from` on; `matches` holds the first of them. */
+  total: number
+  matches: FindMatch[]
+  /** With more matches than shown: the offset of the first one not shown, to search on from. */
+  nextOffset?: number
+}
+
+/** A passage of the page, exactly as the converted text has it from `offset`; page text, untrusted. */
+export interface RankedPassage {
+  offset: number
+  text: string
+  /** The headings it sits under, outermost first. */
+  headings: string[]
+  /** Its BM25 score against the query (higher shares more, and rarer, words). */
+  score: number
+  /** Set when the passage was longer than maxChars: `text` is its start, and it goes on at `offset + text.length`. */
+  cut?: true
+}
+
+export interface QueryResult {
+  /** The query as asked. */
+  query: string
+  /** Its words as they were matched (lowercase, accents and plural s dropped). */
+  terms: string[]
+  /** How the passages were chosen: by word overlap, not by understanding. */
+  method: string
+  /** Blocks of the page that were ranked, and how many share at least one word with the query. */
+  blocks: number
+  matchingBlocks: number
+  /** The best passages in rank order, within maxChars. */
+  passages: RankedPassage[]
+  /** The page's headings in order (at most OUTLINE_MAX of them; `outlineTotal` says how many it has). */
+  outline: PageHeading[]
+  outlineTotal: number
 }
 
 /**
