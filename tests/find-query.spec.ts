@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { writePdf } from '../packages/web-fetch-http/tests/pdf-writer.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
 
 const PAGE = `<!doctype html><html><head><title>Limits guide</title></head><body><main><article>
@@ -15,6 +16,17 @@ const PAGE = `<!doctype html><html><head><title>Limits guide</title></head><body
 <h2>Quotas</h2><h3>Uploads</h3><p>The upload quota is 250 megabytes per day; a larger upload is refused with a typed error.</p>
 </article></main></body></html>`
 
+const MANUAL = writePdf(
+  Array.from({ length: 6 }, (_, index) => ({
+    runs: [
+      { text: `Part ${index + 1}`, x: 72, y: 740, size: 18 },
+      { text: `The body of part ${index + 1} names its limit:`, x: 72, y: 700 },
+      { text: index === 4 ? 'uploads stop at 250 megabytes.' : 'there is none here.', x: 72, y: 686 },
+    ],
+  })),
+  { outline: [{ title: 'Part 5, the upload limit', page: 5 }] },
+)
+
 describe('find and query through the dsh CLI', () => {
   let server: Server
   let origin: string
@@ -22,8 +34,9 @@ describe('find and query through the dsh CLI', () => {
   let requests = 0
 
   before(async () => {
-    server = createServer((_request, response) => {
+    server = createServer((request, response) => {
       requests++
+      if (request.url === '/manual.pdf') return void response.writeHead(200, { 'content-type': 'application/pdf' }).end(MANUAL)
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE)
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -59,5 +72,27 @@ return { total: found.find.total, headings: match.headings, read: read.text, tex
     assert.equal(run.isError, false, run.content)
     assert.deepEqual(run.structured.result, { total: 1, headings: ['Requests'], read: 'per account', text: '' })
     assert.equal(requests - before, 1, 'the second call read the snapshot of the first')
+  })
+
+  it('dsh fetch --pages reads those pages of a PDF with its headings in markdown, and --find and --query search within them', async () => {
+    const url = `${origin}/manual.pdf`
+    const flags = ['--private-host', '127.0.0.1']
+    const pages = await dsh(['fetch', url, '--pages', '4-5', ...flags], { home })
+    assert.equal(pages.code, 0, pages.stderr)
+    assert.match(pages.stdout, /read as PDF, 6 pages\)\. Characters \d+–\d+ of \d+ \(pages 4–5 of 6\); this is the end of pages 4–5\./)
+    assert.match(pages.stdout, /--- page 4 ---\n# Part 4\n\nThe body of part 4 names its limit:\nthere is none here\.\n\n--- page 5 ---\n# Part 5/)
+    assert.doesNotMatch(pages.stdout, /Part 3|Part 6|bookmarks/)
+    const whole = await dsh(['fetch', url, ...flags], { home })
+    assert.match(whole.stdout, /--- outline \(the PDF's bookmarks\) ---\n- Part 5, the upload limit \(page 5\)/)
+    const found = onlyJson(await dsh(['fetch', url, '--pages', '5-6', '--find', '250 MEGABYTES', ...flags, '--json'], { home }))
+    assert.equal(found.structured.find.total, 1)
+    assert.deepEqual([found.structured.pages.first, found.structured.pages.last], [5, 5])
+    assert.match(found.content, /Only pages 5–6 of 6 were searched\./)
+    assert.equal(onlyJson(await dsh(['fetch', url, '--pages', '1-4', '--find', '250 megabytes', ...flags, '--json'], { home })).structured.find.total, 0)
+    const ranked = onlyJson(await dsh(['fetch', url, '--query', 'upload megabytes limit', ...flags, '--json'], { home }))
+    assert.match(ranked.structured.query.passages[0].text, /250 megabytes/)
+    const wrong = await dsh(['fetch', url, '--pages', '7', ...flags], { home })
+    assert.notEqual(wrong.code, 0)
+    assert.match(wrong.stdout + wrong.stderr, /the document has 6 pages; ask for pages from 1 to 6/)
   })
 })

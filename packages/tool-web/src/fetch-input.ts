@@ -10,6 +10,7 @@ export interface WebFetchInput {
   extract?: FetchExtract
   find?: string
   query?: string
+  pages?: string
 }
 
 /** The closed input schema: no headers, no method, no body, nothing the model could forge a request with. */
@@ -42,6 +43,12 @@ export function webFetchInputSchema(fetchMaxChars: number): ToolInputSchema {
         maxLength: QUERY_MAX_CHARS,
         description: 'A few words of what you look for instead of reading the text, e.g. "default timeout value": the passages that share the most words with them (ranked by word overlap, not understanding), within max_chars, each with its offset, and the page\'s outline. Not with find or offset.',
       },
+      pages: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 15,
+        description: 'Of a PDF, the pages to read, counted from 1: "5" or "3-5". The text, find and query then stay within them; offsets stay those of the whole document. A document without pages (an HTML page) is read whole, and the reply says so.',
+      },
     },
     required: ['url'],
     additionalProperties: false,
@@ -64,6 +71,7 @@ export function readFetchInput(
   }
   if (input.find !== undefined) request.find = input.find
   if (input.query !== undefined) request.query = input.query
+  if (input.pages !== undefined) request.pages = input.pages
   if (allowedDomains) request.allowedDomains = allowedDomains
   return input.max_chars !== undefined && input.max_chars > fetchMaxChars ? { request, cappedFrom: input.max_chars } : { request }
 }

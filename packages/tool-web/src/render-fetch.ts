@@ -139,6 +139,8 @@ export function sourceLabel(metadata: DocumentMetadata | undefined): string | un
   }
 }
 
+const pageNames = (first: number, last: number) => (first === last ? `page ${first}` : `pages ${first}–${last}`)
+
 function headerLine(document: FetchedDocument, withheld: boolean): string {
   const title = document.metadata?.title ? cleanUntrustedLine(document.metadata.title, { maxLength: TITLE_MAX }) : ''
   const contentType = document.contentType ? cleanUntrustedLine(document.contentType, { maxLength: TITLE_MAX }) : ''
@@ -147,16 +149,27 @@ function headerLine(document: FetchedDocument, withheld: boolean): string {
   const what = [`HTTP ${document.status}`, contentType, document.format].filter(Boolean).join(', ') + (readAs ? `; read as ${readAs}` : '')
   const start = document.offset
   const end = document.offset + document.text.length
-  const range = document.totalChars === 0 ? 'The document has no text.' : `Characters ${start}–${end} of ${document.totalChars}`
+  const pages = document.pages
+  const asked = pages?.requested ? pageNames(pages.requested.first, pages.requested.last) : undefined
+  // Every part of a paged document says which pages it holds; the whole document needs no such word.
+  const whole = !asked && start === 0 && document.nextOffset === undefined
+  const holds = pages && !whole ? ` (${pageNames(pages.first, pages.last)} of ${pages.pageCount})` : ''
+  const range = document.totalChars === 0 ? 'The document has no text.' : `Characters ${start}–${end} of ${document.totalChars}${holds}`
   let position = ''
   if (document.totalChars > 0) {
-    position = document.nextOffset !== undefined
-      ? `; more follows: call web_fetch again with the same url and offset ${document.nextOffset} to continue.`
-      : start === 0 ? ' (the whole document).' : '; this is the end of the document.'
+    if (asked) {
+      position = document.nextOffset !== undefined
+        ? `; more of ${asked} follows: call web_fetch again with the same url, pages and offset ${document.nextOffset} to continue.`
+        : `; this is the end of ${asked}.`
+    } else {
+      position = document.nextOffset !== undefined
+        ? `; more follows: call web_fetch again with the same url and offset ${document.nextOffset} to continue.`
+        : start === 0 ? ' (the whole document).' : '; this is the end of the document.'
+    }
   }
   const head = `${title ? `"${title}" — ` : ''}${cleanUntrustedLine(document.url, { maxLength: URL_MAX })} (${what}).`
   if (withheld) return `${head} ${outcome}`
   const lens = lensSummary(document)
-  if (lens) return `${head} ${lens}${outcome ? ` ${outcome}` : ''}`
+  if (lens) return `${head} ${lens}${asked ? ` Only ${asked} of ${pages!.pageCount} were searched.` : ''}${outcome ? ` ${outcome}` : ''}`
   return `${head} ${range}${position}${outcome ? ` ${outcome}` : ''}`
 }

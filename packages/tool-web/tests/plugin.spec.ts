@@ -70,7 +70,7 @@ describe('dsh-tool-web plugin', () => {
       assert.deepEqual(search.inputSchema.required, ['queries'])
       assert.equal((search.inputSchema.properties.queries as any).maxItems, 4)
       const fetch = listed.find((tool) => tool.name === 'web_fetch')!
-      assert.deepEqual(Object.keys(fetch.inputSchema.properties), ['url', 'format', 'max_chars', 'offset', 'extract', 'find', 'query'])
+      assert.deepEqual(Object.keys(fetch.inputSchema.properties), ['url', 'format', 'max_chars', 'offset', 'extract', 'find', 'query', 'pages'])
     } finally {
       await cleanup()
     }

@@ -79,7 +79,7 @@ describe('web_fetch', () => {
     const { ctx, cleanup } = await mount({ fetch: provider })
     try {
       const cases: Refusal[] = [
-        [{ url: 'https://a.example/', headers: { Authorization: 'Bearer x' } }, /unknown argument "headers" \(allowed: url, format, max_chars, offset, extract, find, query\)/],
+        [{ url: 'https://a.example/', headers: { Authorization: 'Bearer x' } }, /unknown argument "headers" \(allowed: url, format, max_chars, offset, extract, find, query, pages\)/],
         [{ url: 'https://a.example/', method: 'POST' }, /unknown argument "method"/],
         [{ url: 'https://a.example/', cookies: 'a=b' }, /unknown argument "cookies"/],
         [{}, /missing required argument "url"/],

@@ -272,7 +272,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       outcome: { ...document.outcome },
       find: page.find,
       query: page.query,
-      warnings: [...document.warnings],
+      warnings: [...document.warnings, ...page.warnings],
     }
     if (provenance.status < 200 || provenance.status > 299) {
       result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${provenance.status}; the text is the page it sent with that status, as rendered (often an error page, not the content asked for).` }

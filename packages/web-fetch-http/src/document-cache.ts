@@ -31,10 +31,12 @@ export interface CachedDocument {
   fetchedAt: string
   /** What the page was (page-outcome.ts), judged once when it was fetched: a hit says the same as the fetch that made it. */
   outcome: PageOutcome
+  /** Of a paged document (a PDF): where each page's marker starts in `text`, for `pages`. */
+  pageStarts?: number[]
 }
 
 /** Bumped when `CachedDocument` changes, so that processes of two versions never read each other's snapshots. */
-const DOCUMENT_CACHE_FORMAT = 2
+const DOCUMENT_CACHE_FORMAT = 3
 
 /** What, besides the URL, makes two fetches the same document. */
 export interface DocumentVariant {

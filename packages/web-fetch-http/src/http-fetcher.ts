@@ -219,6 +219,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         bodyTruncatedReason: body.truncatedReason,
         fetchedAt,
         outcome,
+        ...(output.pageStarts ? { pageStarts: output.pageStarts } : {}),
       }
     } finally {
       discard(response.body)
@@ -280,7 +281,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     // A hit through the final URL followed no redirect; one through the URL that made the snapshot, the same hops again.
     const redirects = url.href === document.requestedUrl ? document.redirects : []
     // The part, the matches or the passages: all of this one snapshot, so their offsets are those a later call pages by.
-    const page = viewPage(document.text, format, window)
+    const page = viewPage(document.text, format, window, document.pageStarts)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
       const where = `${document.sourceSha256}|${format}|${extract}|${call.session?.id ?? options.artifactDir ?? ''}`
@@ -296,7 +297,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         rememberArtifact(artifacts, where, artifact)
       }
     }
-    const warnings = [...document.warnings, ...notes]
+    const warnings = [...document.warnings, ...notes, ...page.warnings]
     const truncatedReason = document.bodyTruncatedReason ?? page.partNote
     const result: FetchedDocument = {
       providerId: PROVIDER_ID,
@@ -316,6 +317,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       outcome: { ...document.outcome },
       find: page.find,
       query: page.query,
+      pages: page.pages,
       provenance: {
         requestedUrl: url.href,
         finalUrl: document.finalUrl,

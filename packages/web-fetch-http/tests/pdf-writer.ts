@@ -35,9 +35,18 @@ export interface PdfPage {
   inflatesTo?: number
 }
 
+/** A bookmark of the PDF's outline: its title, the page it leads to (from 1), the bookmarks under it. */
+export interface PdfBookmark {
+  title: string
+  page: number
+  children?: PdfBookmark[]
+}
+
 export interface PdfOptions {
   title?: string
   author?: string
+  /** The document's outline (its bookmarks), each leading to a page. */
+  outline?: PdfBookmark[]
   /** Encrypts the document: it cannot be opened without this password. */
   userPassword?: string
 }
@@ -186,6 +195,32 @@ export function writePdf(pages: PdfPage[], options: PdfOptions = {}): Buffer {
     kids.push(objects.length)
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.map((kid) => `${kid} 0 R`).join(' ')}] /Count ${kids.length} >>`
+  if (options.outline?.length && !crypt) {
+    add('') // the outline's root, written once its items' numbers are known
+    const root = objects.length
+    const items = (bookmarks: PdfBookmark[], parent: number): number[] => {
+      const numbers = bookmarks.map(() => {
+        add('')
+        return objects.length
+      })
+      bookmarks.forEach((bookmark, index) => {
+        const children = bookmark.children?.length ? items(bookmark.children, numbers[index]!) : []
+        const entries = [
+          `/Title ${pdfString(bookmark.title)}`,
+          `/Parent ${parent} 0 R`,
+          `/Dest [${kids[bookmark.page - 1]} 0 R /Fit]`,
+          index > 0 ? `/Prev ${numbers[index - 1]} 0 R` : '',
+          index < numbers.length - 1 ? `/Next ${numbers[index + 1]} 0 R` : '',
+          children.length ? `/First ${children[0]} 0 R /Last ${children.at(-1)} 0 R /Count ${children.length}` : '',
+        ]
+        objects[numbers[index]! - 1] = `<< ${entries.filter(Boolean).join(' ')} >>`
+      })
+      return numbers
+    }
+    const top = items(options.outline, root)
+    objects[root - 1] = `<< /Type /Outlines /First ${top[0]} 0 R /Last ${top.at(-1)} 0 R /Count ${top.length} >>`
+    objects[0] = `<< /Type /Catalog /Pages 2 0 R /Outlines ${root} 0 R >>`
+  }
   let info: number | undefined
   if (!crypt && (options.title || options.author)) {
     const entries = [options.title ? `/Title ${pdfString(options.title)}` : '', options.author ? `/Author ${pdfString(options.author)}` : '']

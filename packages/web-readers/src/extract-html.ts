@@ -29,6 +29,8 @@ export interface ExtractOutput {
   warnings: string[]
   /** Of an HTML page: what page-outcome.ts judges it by, read before extraction changes the tree. */
   signals?: PageSignals
+  /** Of a paged document (a PDF): where each page's marker line starts in `text`, page 1 first. */
+  pageStarts?: number[]
 }
 
 export const MAX_LINKS = 50

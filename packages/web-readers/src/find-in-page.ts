@@ -53,7 +53,8 @@ const WHITESPACE_RUNS = /\s\s+/g
 /** Whitespace runs, and markdown's inline markup: a link's target, its brackets, emphasis stars, code ticks, underscores not inside a word. */
 const MARKDOWN_SHIFTS = /\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|!?\[|\]|\*+|`+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])|\s\s+/gu
 
-function lastAtOrBefore(sorted: number[], value: number): number {
+/** The index of the last element of an ascending array that is at most `value` (0 when none is). */
+export function lastAtOrBefore(sorted: number[], value: number): number {
   let low = 0
   let high = sorted.length - 1
   while (low < high) {
@@ -90,6 +91,8 @@ export interface FindOptions {
   markdown: boolean
   /** Where the search starts in the text. */
   from: number
+  /** Where it ends (exclusive; the end of the pages asked for): a match must lie wholly before it. */
+  to?: number
   /** Characters of match text and context the result holds at most (the first match is always shown). */
   maxChars: number
   paths: HeadingPaths
@@ -112,7 +115,11 @@ export function findInPage(text: string, phrase: string, options: FindOptions): 
   }
   const page = new FoldedText(text, options.markdown)
   const starts: number[] = []
-  for (let at = page.folded.indexOf(needle, page.toFolded(options.from)); at >= 0; at = page.folded.indexOf(needle, at + needle.length)) starts.push(at)
+  const to = options.to ?? text.length
+  for (let at = page.folded.indexOf(needle, page.toFolded(options.from)); at >= 0; at = page.folded.indexOf(needle, at + needle.length)) {
+    if (page.toOriginal(at + needle.length - 1) + 1 > to) break
+    starts.push(at)
+  }
   // The context shrinks with the number of matches so that those shown fit in maxChars.
   const perMatch = Math.floor(options.maxChars / Math.max(1, Math.min(starts.length, FIND_MATCHES_MAX)))
   const contextChars = Math.max(0, Math.min(CONTEXT_MAX, Math.floor((perMatch - needle.length) / 2) - 20))

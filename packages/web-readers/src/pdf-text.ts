@@ -26,9 +26,18 @@ interface PdfJs {
   PDFDateString: { toDateObject(input: string): Date | null }
 }
 
+interface PdfOutlineNode {
+  title?: unknown
+  dest?: unknown
+  items?: PdfOutlineNode[]
+}
+
 interface PdfDocument {
   numPages: number
   getMetadata(): Promise<{ info?: Record<string, unknown> }>
+  getOutline(): Promise<PdfOutlineNode[] | null>
+  getDestination(id: string): Promise<unknown[] | null>
+  getPageIndex(ref: unknown): Promise<number>
   getPage(pageNumber: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }>; cleanup(): void }>
 }
 
@@ -73,6 +82,72 @@ function unreadable(shownUrl: string | undefined, error: unknown): DocumentError
   })
 }
 
+/** Bookmarks read of a PDF's outline at most, and how deep: a document's outline is the page's to make as large as it likes. */
+export const OUTLINE_MAX_ENTRIES = 200
+const OUTLINE_MAX_DEPTH = 6
+const OUTLINE_TITLE_MAX = 200
+
+/** The line before a PDF's bookmarks, when it has them: they are the document's own outline, not headings we found. */
+export const OUTLINE_MARKER = "--- outline (the PDF's bookmarks) ---"
+
+/**
+ * The PDF's own outline (its bookmarks), one line per entry, indented by
+ * level, with the page each leads to where its destination names one:
+ * at most OUTLINE_MAX_ENTRIES entries (the rest counted), OUTLINE_MAX_DEPTH
+ * levels. Undefined when the PDF has none, or its outline cannot be read
+ * (an outline is a help, never a reason to fail the document).
+ */
+async function readOutline(document: PdfDocument): Promise<string | undefined> {
+  let roots: PdfOutlineNode[] | null
+  try {
+    roots = await document.getOutline()
+  } catch {
+    return undefined
+  }
+  if (!roots?.length) return undefined
+  const lines: string[] = []
+  let skipped = 0
+  const walk = async (nodes: PdfOutlineNode[], depth: number): Promise<void> => {
+    for (const node of nodes) {
+      if (lines.length === OUTLINE_MAX_ENTRIES || depth >= OUTLINE_MAX_DEPTH) {
+        skipped += 1 + countNodes(node.items)
+        continue
+      }
+      const title = typeof node.title === 'string' ? node.title.replace(/\s+/g, ' ').trim().slice(0, OUTLINE_TITLE_MAX) : ''
+      const page = await destinationPage(document, node.dest)
+      lines.push(`${'  '.repeat(depth)}- ${title || '(untitled)'}${page ? ` (page ${page})` : ''}`)
+      if (node.items?.length) await walk(node.items, depth + 1)
+    }
+  }
+  await walk(roots, 0)
+  if (skipped) lines.push(`(${skipped} more bookmarks not listed: the outline lists ${OUTLINE_MAX_ENTRIES} at most, ${OUTLINE_MAX_DEPTH} levels deep)`)
+  return `${OUTLINE_MARKER}\n${lines.join('\n')}`
+}
+
+function countNodes(nodes: PdfOutlineNode[] | undefined, budget = { left: 100_000 }): number {
+  let count = 0
+  for (const node of nodes ?? []) {
+    if (budget.left-- <= 0) break
+    count += 1 + countNodes(node.items, budget)
+  }
+  return count
+}
+
+/** The page (from 1) a bookmark's destination leads to: a named destination or an explicit one whose first element is the page's reference. */
+async function destinationPage(document: PdfDocument, dest: unknown): Promise<number | undefined> {
+  try {
+    const explicit = typeof dest === 'string' ? await document.getDestination(dest) : dest
+    if (!Array.isArray(explicit)) return undefined
+    const target: unknown = explicit[0]
+    // A remote destination names the page by its index; a local one by the page's reference.
+    if (typeof target === 'number') return Number.isInteger(target) && target >= 0 ? target + 1 : undefined
+    if (target === null || typeof target !== 'object') return undefined
+    return (await document.getPageIndex(target)) + 1
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * A PDF's text layer, page by page, each page after its marker line. pdf.js
  * runs here in a document process (document-child.ts), under the pool's
@@ -104,7 +179,10 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
     const pageCount = document.numPages
     const info = (await document.getMetadata().catch(() => ({ info: undefined }))).info
     const parts: string[] = []
-    let chars = 0
+    const pageStarts: number[] = []
+    const outline = await readOutline(document)
+    if (outline) parts.push(outline)
+    let chars = outline ? outline.length + 2 : 0
     const empty: number[] = []
     const warnings: string[] = []
     for (let pageNumber = 1; pageNumber <= pageCount; pageNumber++) {
@@ -117,6 +195,7 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
         warnings.push(`Page ${pageNumber} could not be read (${(error as Error)?.message ?? error}); it is shown empty.`)
       }
       if (!text) empty.push(pageNumber)
+      pageStarts.push(chars)
       parts.push(text ? `${pageMarker(pageNumber)}\n${text}` : pageMarker(pageNumber, { noText: true }))
       chars += parts.at(-1)!.length + 2
       if (chars > MAX_PDF_TEXT_CHARS) {
@@ -146,7 +225,7 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
     if (author) metadata.byline = author
     if (created) metadata.publishedTime = created
     if (lang) metadata.lang = lang
-    return { text: parts.join('\n\n'), metadata, links: [], extractor: PDF_EXTRACTOR, warnings }
+    return { text: parts.join('\n\n'), metadata, links: [], extractor: PDF_EXTRACTOR, warnings, pageStarts }
   } finally {
     await task.destroy().catch(() => undefined)
   }

@@ -83,6 +83,8 @@ function splitLong(text: string, start: number, end: number, add: (start: number
 export interface RankOptions {
   maxChars: number
   paths: HeadingPaths
+  /** Only blocks within these characters (the pages asked for) are ranked. */
+  within?: { start: number; end: number }
 }
 
 export interface RankedPage {
@@ -100,7 +102,8 @@ export interface RankedPage {
  */
 export function rankPassages(text: string, query: string, options: RankOptions): RankedPage {
   const terms = [...new Set(rankTerms(query))]
-  const units = cutUnits(text, options.paths)
+  const { within } = options
+  const units = within ? cutUnits(text, options.paths).filter((unit) => unit.start >= within.start && unit.end <= within.end) : cutUnits(text, options.paths)
   const wanted = new Set(terms)
   const headingCounts = new Map<number, Map<string, number>>()
   const countsOf = (words: string[]) => {

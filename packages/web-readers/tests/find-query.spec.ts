@@ -117,6 +117,6 @@ describe('ranking passages', () => {
 describe('the view of a snapshot', () => {
   it('is the part at the offset without find or query, and says which part', () => {
     const view = viewPage('abcdef', 'text', { offset: 2, maxChars: 2 })
-    assert.deepEqual(view, { text: 'cd', offset: 2, totalChars: 6, truncated: true, nextOffset: 4, partNote: 'Characters 2 to 4 of 6 are shown (maxChars 2); call again with offset 4 for the next part.' })
+    assert.deepEqual(view, { text: 'cd', offset: 2, totalChars: 6, truncated: true, nextOffset: 4, warnings: [], partNote: 'Characters 2 to 4 of 6 are shown (maxChars 2); call again with offset 4 for the next part.' })
   })
 })

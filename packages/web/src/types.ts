@@ -208,6 +208,28 @@ export interface FetchRequest {
    * instead of a part of the text. Not with `find`, nor with an `offset`.
    */
   query?: string
+  /**
+   * Which pages of a paged document (a PDF) to read: `"5"` or `"3-5"`,
+   * counted from 1 (PAGES_PATTERN). The part, `find` and `query` then stay
+   * within those pages; offsets stay those of the whole document, so a
+   * later call with only `offset` lands on the same characters. A document
+   * that has no pages is read whole, and the result says so.
+   */
+  pages?: string
+}
+
+/**
+ * Which pages of a paged document a result holds (`first` to `last` of
+ * `pageCount`, the pages the shown characters touch), and with the
+ * request's `pages` which were asked for and where they lie in the text.
+ */
+export interface PagesShown {
+  pageCount: number
+  /** The first and last page the part's characters, or the matches and passages, lie on. */
+  first: number
+  last: number
+  /** With the request's `pages`: the pages read (`last` within the document) and their characters, `start` to `end`. */
+  requested?: { first: number; last: number; start: number; end: number }
 }
 
 /**
@@ -325,6 +347,8 @@ export interface FetchedDocument {
   find?: FindResult
   /** With the request's `query`: the best passages and the outline (then `text` is empty). */
   query?: QueryResult
+  /** Of a paged document (a PDF): which pages this result holds. */
+  pages?: PagesShown
   warnings: string[]
 }
 

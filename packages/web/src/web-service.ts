@@ -2,6 +2,7 @@ import { type Context, Service } from 'cordis'
 import { WebError } from './errors.js'
 import { MEMORY_STORE_ID, MemoryStateStore } from './memory-store.js'
 import { checkLensAnswered, readPageLens } from './page-lens.js'
+import { checkPagesAnswered, readPageRange } from './page-range.js'
 import { fromSearchCache, SEARCH_CACHE_HIT_EVENT, searchCacheKey, toSearchCache } from './search-cache.js'
 import { SharedState } from './shared-state.js'
 import type { LimitRule, StateStore } from './state-store.js'
@@ -223,22 +224,24 @@ export class WebService extends Service<WebConfig> {
    * the failure in its note: never an untyped fallback.
    */
   async fetch(request: FetchRequest, call: ProviderCall): Promise<FetchedDocument> {
-    // find and query are refused here, before any provider is asked, and their answer is required of it.
+    // find, query and pages are refused here, before any provider is asked, and their answer is required of it.
     const lens = readPageLens(request)
+    const range = readPageRange(request.pages)
+    const answered = (document: FetchedDocument, providerId: string) => checkPagesAnswered(range, checkLensAnswered(lens, document, providerId), providerId)
     if (this.config.render === 'always') {
       const renderer = this.renderProvider()
-      return checkLensAnswered(lens, await renderer.fetch(request, call), renderer.id)
+      return answered(await renderer.fetch(request, call), renderer.id)
     }
     const provider = this.fetchProvider()
     const renderer = this.config.render === 'auto' ? this.renderProvider() : undefined
-    const document = checkLensAnswered(lens, await provider.fetch(request, call), provider.id)
+    const document = answered(await provider.fetch(request, call), provider.id)
     if (document.outcome?.kind !== 'needs_js' || document.outcome.readAs !== 'static') return document
     if (!renderer) {
       return { ...document, outcome: { ...document.outcome, renderNote: `${document.outcome.renderNote ?? 'not rendered'}; rendering is off on the web row (render: never), and render: auto with a renderProvider such as browser reads such pages` } }
     }
     const why = `${provider.id} read the page as needs_js${document.outcome.evidence ? ` (${document.outcome.evidence})` : ''}`
     try {
-      const rendered = checkLensAnswered(lens, await renderer.fetch(request, call), renderer.id)
+      const rendered = answered(await renderer.fetch(request, call), renderer.id)
       const outcome = rendered.outcome ?? { kind: 'ok' as const, readAs: 'rendered' as const }
       return { ...rendered, outcome: { ...outcome, renderedBy: outcome.renderedBy ?? renderer.id, renderNote: `rendered by ${renderer.id} because ${why}${outcome.renderNote ? `; ${outcome.renderNote}` : ''}` } }
     } catch (error) {

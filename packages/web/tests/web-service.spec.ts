@@ -249,3 +249,44 @@ describe('rendering on the web row', () => {
     await assert.rejects(ready, (error: unknown) => WebError.is(error) && /render provider "chrome"/.test(error.message))
   })
 })
+
+describe('pages on a fetch (the seam)', () => {
+  async function seamWith(answer: (request: web.FetchRequest) => Record<string, unknown>) {
+    const ctx = new Context()
+    ctx.plugin(web, { fetchProvider: 'http' })
+    await settle(ctx)
+    const provider = {
+      id: 'http',
+      calls: 0,
+      available: () => true,
+      fetch: async (request: web.FetchRequest) => {
+        provider.calls++
+        return { text: 'the page', metadata: {}, warnings: [], ...answer(request) } as any
+      },
+    }
+    ctx.web.registerFetchProvider(provider)
+    return { ctx, provider }
+  }
+
+  it('refuses a range written wrong before any provider is asked', async () => {
+    const { ctx, provider } = await seamWith(() => ({}))
+    for (const pages of ['0', '3-', '2-1', 'all', '1,2', 5]) {
+      await assert.rejects(ctx.web.fetch({ url: 'https://a.test/', pages } as any, call()), (error: unknown) => WebError.is(error) && error.code === 'INVALID_ARGUMENT' && /pages/.test(error.message), String(pages))
+    }
+    assert.equal(provider.calls, 0)
+  })
+
+  it('says so when the document has no pages (an HTML page is read whole), and passes a paged answer as it is', async () => {
+    const { ctx } = await seamWith((request) => (request.url.endsWith('.pdf') ? { metadata: { sourceFormat: 'pdf' }, pages: { pageCount: 9, first: 2, last: 3, requested: { first: 2, last: 3, start: 10, end: 90 } } } : {}))
+    const html = await ctx.web.fetch({ url: 'https://a.test/', pages: '2-3' }, call())
+    assert.deepEqual(html.warnings, ['pages "2-3" was asked for, but this document (read as html) has no pages, only PDFs do; it is read whole, by offset.'])
+    const pdf = await ctx.web.fetch({ url: 'https://a.test/a.pdf', pages: '2-3' }, call())
+    assert.deepEqual(pdf.warnings, [])
+    assert.equal(pdf.pages?.requested?.first, 2)
+  })
+
+  it('refuses the answer of a provider that ignored the pages of a paged document', async () => {
+    const { ctx } = await seamWith(() => ({ metadata: { sourceFormat: 'pdf' }, pages: { pageCount: 9, first: 1, last: 9 } }))
+    await assert.rejects(ctx.web.fetch({ url: 'https://a.test/a.pdf', pages: '4' }, call()), (error: unknown) => WebError.is(error) && error.code === 'WEB_PROVIDER_BAD_RESPONSE' && /does not implement pages/.test(error.message))
+  })
+})

@@ -6,6 +6,9 @@ export interface FetchFlags {
   maxChars?: string
   offset?: string
   extract?: string
+  find?: string
+  query?: string
+  pages?: string
 }
 
 /** Boots the preset (the command's default unless --preset) and invokes one tool in it. */
@@ -30,6 +33,10 @@ export function runFetch(options: GlobalOptions, url: string, flags: FetchFlags,
   if (flags.extract !== undefined) input.extract = flags.extract
   if (flags.maxChars !== undefined) input.max_chars = integer('--max-chars', flags.maxChars)
   if (flags.offset !== undefined) input.offset = integer('--offset', flags.offset)
+  // Checked by the tool like any caller's: a bad phrase, query or range gets the tool's own error.
+  if (flags.find !== undefined) input.find = flags.find
+  if (flags.query !== undefined) input.query = flags.query
+  if (flags.pages !== undefined) input.pages = flags.pages
   return invokeInPreset(options, 'standard', 'web_fetch', input, io)
 }
 
