@@ -73,4 +73,39 @@ describe('a PDF read with its structure', () => {
     assert.equal(await read(runs), 'Before you start:\n- install Node 20\n- run the tests')
     assert.equal(await read(runs, 'text'), 'Before you start:\n• install Node 20\n• run the tests')
   })
+
+  it("keeps a table whose cells are only a padding apart (as an engine sets them), and joins a line's runs that are not a table", async () => {
+    // Cells 7 points apart at 12 points: less than the 1.5 sizes that part cells of running text.
+    const rows = [['Item', 'Q1', 'Q2'], ['Disks', '120', '140'], ['Network', '40', '42']]
+    const runs: PdfRun[] = [
+      ...rows.flatMap((cells, row) => cells.map((text, cell) => ({ text, x: 72 + cell * 52, y: 700 - row * 18 }))),
+      // One line of running text in three runs (a bold word in it), 7 points apart: one line, not a row.
+      { text: 'A sentence with a', x: 72, y: 600 },
+      { text: 'bold', x: 72 + 7 + 17 * 6, y: 600, bold: true },
+      { text: 'word in it.', x: 72 + 14 + 21 * 6, y: 600 },
+    ]
+    assert.equal(await read(runs), '| Item | Q1 | Q2 |\n| --- | --- | --- |\n| Disks | 120 | 140 |\n| Network | 40 | 42 |\n\nA sentence with a bold word in it.')
+  })
+
+  it("reads two columns whose baselines do not line up, the left one a line longer, and what comes below them after both", async () => {
+    const left = ['The left column starts a little lower', 'than the right one does, and it', 'carries the first half of the text', 'down one line further than the right.']
+    const right = ['The right column begins higher up', 'because its first paragraph has', 'no margin above it on this page.']
+    const text = await read([
+      ...column(72, 700, left),
+      ...column(320, 706, right),
+      { text: 'Below both', x: 72, y: 620, size: 16 },
+      ...column(72, 596, ['A line under the columns, on the left.']),
+    ])
+    assert.equal(text, `${left.join('\n')}\n\n${right.join('\n')}\n\n## Below both\n\nA line under the columns, on the left.`.replace('## ', '# '))
+  })
+
+  it('takes a line 1.17 times the body (an h3) for a heading, and not a lead paragraph set larger over several lines', async () => {
+    const runs = [
+      ...column(72, 740, ['A lead paragraph set a little larger', 'than the body, over three lines of', 'text, is a paragraph and not headings.'], 16, 13),
+      { text: 'Small heading', x: 72, y: 680, size: 14 },
+      ...column(72, 656, ['Body text at twelve points, which most of the page is', 'set in, line after line, so that it is the body.', 'More body text.']),
+    ]
+    const text = await read(runs)
+    assert.equal(text, 'A lead paragraph set a little larger\nthan the body, over three lines of\ntext, is a paragraph and not headings.\n\n# Small heading\n\nBody text at twelve points, which most of the page is\nset in, line after line, so that it is the body.\nMore body text.')
+  })
 })

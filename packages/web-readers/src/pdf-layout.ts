@@ -34,10 +34,19 @@ interface Line {
 
 type Block = { kind: 'line'; line: Line } | { kind: 'table'; rows: Line[] }
 
-/** A gap wider than this many font sizes ends a cell (a column's or a table's). */
+/** A gap wider than this many font sizes ends a cell (a column's or a table's) in running text. */
 const CELL_GAP = 1.5
-/** Of the body's size, what a heading's font is at least. */
-const HEADING_RATIO = 1.2
+/**
+ * A gap wider than this many font sizes may still part two cells of a
+ * table (an engine sets a table's cells a padding apart, about half a size):
+ * such cells are kept apart only where rows line up as a table; elsewhere
+ * they are joined again. A word space is about a quarter of a size.
+ */
+const TIGHT_CELL_GAP = 0.5
+/** Of the body's size, what a heading's font is at least (an engine's h3 is 1.17 times its body). */
+const HEADING_RATIO = 1.15
+/** Lines of one larger size in a row, a line's leading apart, that are a paragraph set larger rather than a heading. */
+const HEADING_MAX_LINES = 2
 /** A heading is one short line. */
 const HEADING_MAX_CHARS = 160
 const BULLET = /^[•●▪◦‣∙·–—-]\s+/
@@ -48,13 +57,13 @@ export function layoutPage(items: readonly PdfTextItem[], format: string): strin
   if (!lines.length) return ''
   const markdown = format === 'markdown'
   const body = bodySize(lines)
-  const levels = headingLevels(lines, body)
   const leading = typicalLeading(lines, body)
+  const levelOf = headingLevels(lines, body)
   const out: string[] = []
   let previous: Line | undefined
-  for (const block of toBlocks(readingOrder(lines))) {
+  for (const block of toBlocks(readingOrder(lines, leading))) {
     const first = block.kind === 'line' ? block.line : block.rows[0]!
-    const heading = block.kind === 'line' ? levels.get(block.line) : undefined
+    const heading = block.kind === 'line' ? levelOf(block.line) : undefined
     const apart = block.kind === 'table' || heading !== undefined || (previous !== undefined && (previous.y - first.y > leading * 1.6 || first.y > previous.y))
     if (out.length && apart) out.push('')
     if (block.kind === 'table') {
@@ -86,7 +95,7 @@ function toRuns(items: readonly PdfTextItem[]): Run[] {
   return runs
 }
 
-/** Runs on one baseline form a line (top of the page first), cut into cells at wide gaps. */
+/** Runs on one baseline form a line (top of the page first), cut into cells at every gap wider than a word space's two (toBlocks joins those of running text again). */
 function toLines(runs: Run[]): Line[] {
   const sorted = [...runs].sort((p, q) => q.y - p.y || p.x - q.x)
   const rows: Run[][] = []
@@ -101,7 +110,7 @@ function toLines(runs: Run[]): Line[] {
     for (const run of row) {
       const cell = cells.at(-1)
       const gap = cell ? run.x - cell.end : Infinity
-      if (cell && gap <= CELL_GAP * Math.max(cell.size, run.size)) {
+      if (cell && gap <= TIGHT_CELL_GAP * Math.max(cell.size, run.size)) {
         const space = gap > 0.15 * run.size && !cell.text.endsWith(' ') && !run.text.startsWith(' ')
         cells[cells.length - 1] = { ...cell, text: `${cell.text}${space ? ' ' : ''}${run.text}`, end: Math.max(cell.end, run.end), size: Math.max(cell.size, run.size) }
       } else cells.push({ ...run })
@@ -113,24 +122,37 @@ function toLines(runs: Run[]): Line[] {
 /**
  * Two columns are read left, then right, between the lines that span both
  * (a title, a figure's caption): a page is in two columns when at least
- * three lines hold two wide cells either side of one gutter.
+ * three lines start a wide cell at one gutter, to the right of the page's
+ * middle third's start, and at least three end a wide cell before it. The
+ * columns' baselines need not line up (an engine sets each column's
+ * paragraphs on its own). A line on one side only stays the line it is;
+ * what follows the last line of the right column (and the left column's
+ * lines that go on below it), up to the next spanning line, is read after
+ * both columns (a heading or a table below them).
  */
-function readingOrder(lines: Line[]): Line[] {
+function readingOrder(lines: Line[], leading: number): Line[] {
   const left = Math.min(...lines.map((line) => line.cells[0]!.x))
   const right = Math.max(...lines.map((line) => line.cells.at(-1)!.end))
   const width = right - left
   if (width <= 0) return lines
-  const wide = (cell: Run) => cell.end - cell.x >= 0.25 * width
-  const split = lines.filter((line) => line.cells.length === 2 && wide(line.cells[0]!) && wide(line.cells[1]!) && line.cells[1]!.x >= left + 0.35 * width)
-  if (split.length < 3) return lines
-  const gutter = median(split.map((line) => line.cells[1]!.x))
+  const gutter = findGutter(lines, left, width)
+  if (gutter === undefined) return lines
   const ordered: Line[] = []
-  let leftColumn: Line[] = []
-  let rightColumn: Line[] = []
+  let segment: { line: Line; left?: Line; right?: Line }[] = []
   const flush = () => {
-    ordered.push(...leftColumn, ...rightColumn)
-    leftColumn = []
-    rightColumn = []
+    let last = -1
+    segment.forEach((part, index) => (part.right ? (last = index) : 0))
+    // The left column may run a line or more below the right one: its lines a leading apart still belong to it.
+    while (last >= 0 && last + 1 < segment.length) {
+      const above = segment.slice(0, last + 1).findLast((part) => part.left)?.left
+      const next = segment[last + 1]!.line
+      if (!above || above.y - next.y > leading * 1.6 || Math.abs(next.cells[0]!.x - above.cells[0]!.x) > 1 || next.size !== above.size) break
+      last++
+    }
+    const inColumns = segment.slice(0, last + 1)
+    ordered.push(...inColumns.flatMap((part) => (part.left ? [part.left] : [])), ...inColumns.flatMap((part) => (part.right ? [part.right] : [])))
+    ordered.push(...segment.slice(last + 1).map((part) => part.line))
+    segment = []
   }
   for (const line of lines) {
     const leftCells = line.cells.filter((cell) => cell.x < gutter - 1)
@@ -140,14 +162,40 @@ function readingOrder(lines: Line[]): Line[] {
       ordered.push(line)
       continue
     }
-    if (leftCells.length) leftColumn.push({ ...line, cells: leftCells })
-    if (rightCells.length) rightColumn.push({ ...line, cells: rightCells })
+    // A line wholly on one side is kept as it is: headings are known by the line itself.
+    if (!rightCells.length) segment.push({ line, left: line })
+    else if (!leftCells.length) segment.push({ line, right: line })
+    else segment.push({ line, left: { ...line, cells: leftCells }, right: { ...line, cells: rightCells } })
   }
   flush()
   return ordered
 }
 
-/** Two or more lines in a row with the same number (two or more) of cells, their starts lined up, are a table. */
+/** The x where a right column starts, if the page has two (see readingOrder). */
+function findGutter(lines: Line[], left: number, width: number): number | undefined {
+  const wide = (cell: Run) => cell.end - cell.x >= 0.25 * width
+  const starts = new Map<number, number>()
+  for (const line of lines) {
+    for (const [index, cell] of line.cells.entries()) {
+      if (cell.x < left + 0.35 * width || !wide(cell)) continue
+      const before = line.cells[index - 1]
+      if (before && cell.x - before.end <= CELL_GAP * cell.size) continue
+      const at = Math.round(cell.x)
+      starts.set(at, (starts.get(at) ?? 0) + 1)
+    }
+  }
+  const [best] = [...starts].sort((p, q) => q[1] - p[1] || p[0] - q[0])
+  if (!best || best[1] < 3) return undefined
+  const gutter = best[0]
+  const ends = lines.filter((line) => line.cells.some((cell) => cell.x < gutter - 1 && cell.end <= gutter - 1 && wide(cell))).length
+  return ends >= 3 ? gutter : undefined
+}
+
+/**
+ * Two or more lines in a row with the same number (two or more) of cells,
+ * their starts lined up, are a table; in any other line, cells a running
+ * text's gap apart are one again (inline bold or a link is its own run).
+ */
 function toBlocks(lines: Line[]): Block[] {
   const blocks: Block[] = []
   let index = 0
@@ -158,10 +206,21 @@ function toBlocks(lines: Line[]): Block[] {
       while (end < lines.length && alignedRow(line, lines[end]!) && lines[end - 1]!.y > lines[end]!.y) end++
     }
     if (end - index >= 2) blocks.push({ kind: 'table', rows: lines.slice(index, end) })
-    else blocks.push({ kind: 'line', line })
+    else blocks.push({ kind: 'line', line: joinTightCells(line) })
     index = Math.max(end, index + 1)
   }
   return blocks
+}
+
+function joinTightCells(line: Line): Line {
+  if (line.cells.length < 2) return line
+  const cells: Run[] = []
+  for (const run of line.cells) {
+    const cell = cells.at(-1)
+    if (cell && run.x - cell.end <= CELL_GAP * Math.max(cell.size, run.size)) cells[cells.length - 1] = { ...cell, text: `${cell.text} ${run.text}`, end: Math.max(cell.end, run.end), size: Math.max(cell.size, run.size) }
+    else cells.push(run)
+  }
+  return cells.length === line.cells.length ? line : { ...line, cells }
 }
 
 function alignedRow(first: Line, other: Line): boolean {
@@ -192,23 +251,51 @@ function bodySize(lines: Line[]): number {
   return [...chars].sort((p, q) => q[1] - p[1] || p[0] - q[0])[0]![0]
 }
 
-/** Heading lines and their level: the largest size is 1, the next 2, any smaller 3. */
-function headingLevels(lines: Line[], body: number): Map<Line, number> {
-  const headings = lines.filter((line) => line.cells.length === 1 && line.size >= body * HEADING_RATIO && line.cells[0]!.text.length <= HEADING_MAX_CHARS)
-  const sizes = [...new Set(headings.map((line) => Math.round(line.size * 2) / 2))].sort((p, q) => q - p)
-  return new Map(headings.map((line) => [line, Math.min(3, sizes.indexOf(Math.round(line.size * 2) / 2) + 1)]))
+/**
+ * The heading level of a line (undefined: not a heading): one short cell of
+ * running text set larger than the body; the largest such size on the page
+ * is 1, the next 2, any smaller 3. A function of the line, so that the part
+ * of a line one column holds is judged as the line is.
+ */
+function headingLevels(lines: Line[], body: number): (line: Line) => number | undefined {
+  const larger = (line: Line) => {
+    const joined = joinTightCells(line)
+    return joined.cells.length === 1 && line.size >= body * HEADING_RATIO && joined.cells[0]!.text.length <= HEADING_MAX_CHARS
+  }
+  // A run of more than HEADING_MAX_LINES larger lines of one size, each close below the last, is a paragraph (a lead, a pull quote).
+  const paragraphs = new Set<number>()
+  let run: Line[] = []
+  const close = () => {
+    if (run.length > HEADING_MAX_LINES) for (const line of run) paragraphs.add(line.y)
+    run = []
+  }
+  for (const line of lines) {
+    const last = run.at(-1)
+    if (!larger(line)) close()
+    else if (last && last.size === line.size && last.y - line.y > 0 && last.y - line.y <= 1.6 * line.size) run.push(line)
+    else {
+      close()
+      run = [line]
+    }
+  }
+  close()
+  const isHeading = (line: Line) => larger(line) && !paragraphs.has(line.y)
+  const sizes = [...new Set(lines.filter(isHeading).map((line) => Math.round(line.size * 2) / 2))].sort((p, q) => q - p)
+  return (line) => (isHeading(line) ? Math.min(3, sizes.indexOf(Math.round(line.size * 2) / 2) + 1) : undefined)
 }
 
 /**
- * The usual distance from one baseline to the next inside a paragraph: of
- * lines in one size, less than two and a half sizes apart (a paragraph's
- * gap is more); 1.2 sizes where no two lines are that close.
+ * The usual distance from one baseline to the next inside a paragraph: from
+ * each line to the next below it that starts where it does, in its size
+ * (so that two columns set on baselines of their own do not halve it), of
+ * those less than two and a half sizes apart (a paragraph's gap is more);
+ * 1.2 sizes where no two lines are that close.
  */
 function typicalLeading(lines: Line[], body: number): number {
-  const steps = lines.slice(1).flatMap((line, index) => {
-    const above = lines[index]!
-    const step = above.y - line.y
-    return step > 0 && above.size === line.size && step < 2.5 * line.size ? [step] : []
+  const steps = lines.flatMap((line, index) => {
+    const below = lines.slice(index + 1, index + 8).find((other) => other.size === line.size && Math.abs(other.cells[0]!.x - line.cells[0]!.x) <= 1)
+    const step = below ? line.y - below.y : 0
+    return step > 0 && step < 2.5 * line.size ? [step] : []
   })
   return steps.length ? median(steps) : 1.2 * body
 }
