@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { ExtractPool } from '../../web-readers/src/extract-pool.js'
 import { signal } from './helpers.js'
-import { type PdfRun, writePdf } from './pdf-writer.js'
+import { type PdfPage, type PdfRun, writePdf } from './pdf-writer.js'
 
 /** Lines top-down from `y`, `leading` points apart. */
 function column(x: number, y: number, texts: string[], leading = 14, size = 12): PdfRun[] {
@@ -22,8 +22,8 @@ describe('a PDF read with its structure', () => {
     await pool.close()
   })
 
-  async function read(runs: PdfRun[], format: 'markdown' | 'text' = 'markdown'): Promise<string> {
-    const output = await pool.convert({ bytes: new Uint8Array(writePdf([{ runs }])), kind: 'pdf', url: 'https://x.test/a.pdf', format, extract: 'main' }, signal())
+  async function read(runs: PdfRun[], format: 'markdown' | 'text' = 'markdown', page: Omit<PdfPage, 'runs'> = {}): Promise<string> {
+    const output = await pool.convert({ bytes: new Uint8Array(writePdf([{ ...page, runs }])), kind: 'pdf', url: 'https://x.test/a.pdf', format, extract: 'main' }, signal())
     return output.text.replace(/^--- page 1 ---\n/, '')
   }
 
@@ -72,6 +72,39 @@ describe('a PDF read with its structure', () => {
     const runs = column(72, 740, ['Before you start:', '• install Node 20', '• run the tests'])
     assert.equal(await read(runs), 'Before you start:\n- install Node 20\n- run the tests')
     assert.equal(await read(runs, 'text'), 'Before you start:\n• install Node 20\n• run the tests')
+  })
+
+  it('makes list items of lines with a bullet drawn as a shape before them (as Chromium prints a <ul>), nested by where they start', async () => {
+    const runs = [
+      ...column(72, 740, ['Before you start:']),
+      ...column(90, 726, ['install Node 20 and the packages the tests', 'need, from Debian', 'run the tests']),
+      ...column(108, 684, ['one suite', 'another']),
+      ...column(90, 656, ['read the report']),
+      ...column(72, 628, ['After the list.']),
+    ]
+    // Each bullet 4 points across, its middle about a third of the size above the baseline, 6 points before the text.
+    const bullet = (x: number, y: number, shape: 'disc' | 'square' = 'disc') => ({ x: x - 10, y: y + 2, size: 4, shape })
+    const marks = [bullet(90, 726), bullet(90, 698), bullet(108, 684, 'square'), bullet(108, 670, 'square'), bullet(90, 656)]
+    assert.equal(
+      await read(runs, 'markdown', { marks }),
+      'Before you start:\n- install Node 20 and the packages the tests\nneed, from Debian\n- run the tests\n  - one suite\n  - another\n- read the report\n\nAfter the list.',
+    )
+    assert.equal(
+      await read(runs, 'text', { marks }),
+      'Before you start:\n• install Node 20 and the packages the tests\nneed, from Debian\n• run the tests\n  • one suite\n  • another\n• read the report\n\nAfter the list.',
+    )
+  })
+
+  it('makes no list item of a line beside a shape that is no bullet: a figure, a dot far from the text, one above the line', async () => {
+    const runs = column(72, 740, ['A line beside a figure.', 'A line with a dot far before it.', 'A line below a dot.'])
+    const page: Omit<PdfPage, 'runs'> = {
+      rectangles: [[20, 720, 40, 40]],
+      marks: [
+        { x: 20, y: 728, size: 4, shape: 'disc' },
+        { x: 62, y: 722, size: 4, shape: 'disc' },
+      ],
+    }
+    assert.equal(await read(runs, 'markdown', page), 'A line beside a figure.\nA line with a dot far before it.\nA line below a dot.')
   })
 
   it("keeps a table whose cells are only a padding apart (as an engine sets them), and joins a line's runs that are not a table", async () => {

@@ -28,6 +28,12 @@ export interface PdfPage {
   /** Filled rectangles [x, y, width, height], drawn as vector art. */
   rectangles?: [number, number, number, number][]
   /**
+   * Small shapes as an engine draws a list's bullets: a filled disc or
+   * square of `size` points whose bottom left is at x, y, drawn in a scaled
+   * coordinate system of its own (`cm`), as Chromium draws them.
+   */
+  marks?: { x: number; y: number; size: number; shape: 'disc' | 'square' }[]
+  /**
    * Bytes of white space the page's content stream inflates to, after its
    * operators: the stream is compressed twice (two FlateDecode filters), so a
    * gigabyte takes a few kilobytes of PDF, as a decompression bomb does.
@@ -116,6 +122,15 @@ function pdfString(text: string): string {
 function contentStream(page: PdfPage): string {
   const operators: string[] = []
   for (const [x, y, width, height] of page.rectangles ?? []) operators.push(`0.2 0.4 0.8 rg ${x} ${y} ${width} ${height} re f`)
+  for (const mark of page.marks ?? []) {
+    // Drawn at four times the scale, then scaled down by the transform: the reader must apply it.
+    const r = mark.size * 2
+    const path =
+      mark.shape === 'square'
+        ? `0 0 ${2 * r} ${2 * r} re f`
+        : `${2 * r} ${r} m ${2 * r} ${r * 1.552} ${r * 1.552} ${2 * r} ${r} ${2 * r} c ${r * 0.448} ${2 * r} 0 ${r * 1.552} 0 ${r} c 0 ${r * 0.448} ${r * 0.448} 0 ${r} 0 c ${r * 1.552} 0 ${2 * r} ${r * 0.448} ${2 * r} ${r} c f`
+    operators.push(`q 0.25 0 0 0.25 ${mark.x} ${mark.y} cm 0 0 0 rg ${path} Q`)
+  }
   if (page.lines?.length) {
     operators.push('BT /F1 12 Tf 14 TL 72 720 Td')
     for (const line of page.lines) operators.push(`${pdfString(line)} Tj T*`)

@@ -3,11 +3,15 @@
  * of text stands: lines by baseline, cells by the gaps inside a line,
  * two columns read one after the other, tables where cells line up row
  * after row, headings by font size against the page's body text, list
- * items by their bullet, paragraphs by the space between lines. Markdown
+ * items by their bullet (a bullet character, or a small shape drawn just
+ * before the line: pdf-marks.ts), nested by where they start, paragraphs
+ * by the space between lines. Markdown
  * gets `#` headings, `-` items and pipe tables; text gets the same lines
  * plainly (cells apart by tabs). Font weight is not read: pdf.js gives it
  * only once a page is drawn, which reading text never does.
  */
+
+import type { Mark } from './pdf-marks.js'
 
 /** A text item of pdf.js's getTextContent. */
 export interface PdfTextItem {
@@ -50,10 +54,12 @@ const HEADING_MAX_LINES = 2
 /** A heading is one short line. */
 const HEADING_MAX_CHARS = 160
 const BULLET = /^[•●▪◦‣∙·–—-]\s+/
+/** Nesting deeper than this is shown at this depth. */
+const MAX_LIST_DEPTH = 4
 
 /** The page's text, structured for `format` ('markdown' or anything else: text). */
-export function layoutPage(items: readonly PdfTextItem[], format: string): string {
-  const lines = toLines(toRuns(items))
+export function layoutPage(items: readonly PdfTextItem[], format: string, marks: readonly Mark[] = []): string {
+  const lines = withDrawnBullets(toLines(toRuns(items)), marks)
   if (!lines.length) return ''
   const markdown = format === 'markdown'
   const body = bodySize(lines)
@@ -61,11 +67,16 @@ export function layoutPage(items: readonly PdfTextItem[], format: string): strin
   const levelOf = headingLevels(lines, body)
   const out: string[] = []
   let previous: Line | undefined
+  // Where each open list level's items start, outermost first.
+  let list: number[] = []
   for (const block of toBlocks(readingOrder(lines, leading))) {
     const first = block.kind === 'line' ? block.line : block.rows[0]!
     const heading = block.kind === 'line' ? levelOf(block.line) : undefined
     const apart = block.kind === 'table' || heading !== undefined || (previous !== undefined && (previous.y - first.y > leading * 1.6 || first.y > previous.y))
     if (out.length && apart) out.push('')
+    const x = first.cells[0]!.x
+    // A paragraph's gap or a line left of the list's items ends the list; an item's further lines keep it.
+    if (apart || x < (list[0] ?? x) - 1) list = []
     if (block.kind === 'table') {
       out.push(...renderTable(block.rows, markdown))
       previous = block.rows.at(-1)
@@ -75,12 +86,45 @@ export function layoutPage(items: readonly PdfTextItem[], format: string): strin
     const text = lineText(block.line, markdown)
     if (heading !== undefined) {
       out.push(markdown ? `${'#'.repeat(heading)} ${text}` : text, '')
+    } else if (BULLET.test(text)) {
+      while (list.length && list.at(-1)! > x + 1) list.pop()
+      if (!list.length || list.at(-1)! < x - 1) list.push(x)
+      const depth = Math.min(list.length, MAX_LIST_DEPTH) - 1
+      out.push(markdown ? `${'  '.repeat(depth)}${text.replace(BULLET, '- ')}` : `${'  '.repeat(depth)}${text}`)
     } else {
-      out.push(markdown && BULLET.test(text) ? text.replace(BULLET, '- ') : text)
+      out.push(text)
     }
     previous = block.line
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trim()
+}
+
+/**
+ * A line with a small shape drawn just before its first cell, about as
+ * large as a bullet of its size and at its height, is a list item: the
+ * shape is its bullet. Filled or stroked, round or square: a disc, a
+ * circle, a square.
+ */
+function withDrawnBullets(lines: Line[], marks: readonly Mark[]): Line[] {
+  if (!marks.length) return lines
+  return lines.map((line) => {
+    const cell = line.cells[0]!
+    if (BULLET.test(cell.text)) return line
+    const size = line.size
+    const bullet = marks.some((mark) => {
+      const width = mark.end - mark.x
+      const height = mark.top - mark.y
+      const middle = (mark.y + mark.top) / 2
+      return (
+        mark.end <= cell.x + 0.1 * size &&
+        cell.x - mark.end <= 2 * size &&
+        width >= 0.15 * size && width <= 0.7 * size &&
+        height >= 0.15 * size && height <= 0.7 * size &&
+        middle >= line.y - 0.1 * size && middle <= line.y + 0.8 * size
+      )
+    })
+    return bullet ? { ...line, cells: [{ ...cell, text: `• ${cell.text}` }, ...line.cells.slice(1)] } : line
+  })
 }
 
 function toRuns(items: readonly PdfTextItem[]): Run[] {

@@ -5,6 +5,7 @@ import { DocumentError, atUrl } from './document-error.js'
 import type { ExtractOutput } from './extract-html.js'
 import { installPdfGlobals } from './pdf-globals.js'
 import { layoutPage, type PdfTextItem } from './pdf-layout.js'
+import { drawnMarks, type PdfOperatorList, type PdfOps } from './pdf-marks.js'
 
 /** The library and version named in provenance (`extractor`). */
 export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
@@ -24,6 +25,8 @@ export function pageMarker(pageNumber: number, options: { noText?: boolean } = {
 interface PdfJs {
   getDocument(source: Record<string, unknown>): { promise: Promise<PdfDocument>; destroy(): Promise<void> }
   PDFDateString: { toDateObject(input: string): Date | null }
+  OPS: PdfOps
+  AnnotationMode: { DISABLE: number }
 }
 
 interface PdfOutlineNode {
@@ -38,7 +41,11 @@ interface PdfDocument {
   getOutline(): Promise<PdfOutlineNode[] | null>
   getDestination(id: string): Promise<unknown[] | null>
   getPageIndex(ref: unknown): Promise<number>
-  getPage(pageNumber: number): Promise<{ getTextContent(): Promise<{ items: unknown[] }>; cleanup(): void }>
+  getPage(pageNumber: number): Promise<{
+    getTextContent(): Promise<{ items: unknown[] }>
+    getOperatorList(options: { annotationMode: number }): Promise<PdfOperatorList>
+    cleanup(): void
+  }>
 }
 
 let library: Promise<PdfJs> | undefined
@@ -167,6 +174,8 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
     useSystemFonts: false,
     enableXfa: false,
     isOffscreenCanvasSupported: false,
+    // Nothing is drawn: the operator list is read for the shapes of bullets only, so no image is ever decoded.
+    maxImageSize: 1,
     verbosity: 0,
   })
   try {
@@ -189,7 +198,9 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
       let text = ''
       try {
         const page = await document.getPage(pageNumber)
-        text = layoutPage((await page.getTextContent()).items as PdfTextItem[], input.format)
+        const items = (await page.getTextContent()).items as PdfTextItem[]
+        const marks = items.length ? drawnMarks(await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE }), pdfjs.OPS) : []
+        text = layoutPage(items, input.format, marks)
         page.cleanup()
       } catch (error) {
         warnings.push(`Page ${pageNumber} could not be read (${(error as Error)?.message ?? error}); it is shown empty.`)
