@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 export type Block =
-  | { h: 1 | 2 | 3; text: string }
+  | { h: 1 | 2 | 3 | 4; text: string }
   | { p: string }
   | { ul: string[] }
   | { ol: string[] }
@@ -64,6 +64,8 @@ export const CORPUS: Doc[] = [
       { ol: ['Download the archive', 'Unpack it in a folder of your own', 'Run the install command', 'Check the version it prints'] },
       { h: 3, text: 'When a step fails' },
       { p: sentence(10, 50) },
+      { h: 4, text: 'Reading the install log' },
+      { p: sentence(12, 35) },
       { h: 2, text: 'Options' },
       { table: [['Option', 'Default', 'Meaning'], ['timeout', '30 s', 'how long a call may take'], ['retries', '2', 'attempts after the first'], ['proxy', 'none', 'where requests go']] },
     ],
@@ -143,7 +145,7 @@ export function score(doc: Doc, output: string): Score {
     const match = /^(#{1,6}) (.+)$/.exec(line)
     return match ? [{ level: match[1]!.length, text: norm(match[2]!) }] : []
   })
-  const headings = doc.blocks.filter((block): block is { h: 1 | 2 | 3; text: string } => 'h' in block)
+  const headings = doc.blocks.filter((block): block is { h: 1 | 2 | 3 | 4; text: string } => 'h' in block)
   // The level a heading gets is the rank of its size among the document's heading sizes.
   const ranks = [...new Set(headings.map((heading) => heading.h))].sort()
   let found = 0

@@ -47,6 +47,25 @@ describe('a PDF read with its structure', () => {
     )
   })
 
+  it('makes a heading of a line set bold at the body size and standing apart (an h4), below the larger ones; not a bold run-in, a bold line inside a paragraph or a bold sentence', async () => {
+    const runs = [
+      { text: 'Setup', x: 72, y: 740, size: 16 },
+      ...column(72, 710, ['Install the packages first.']),
+      { text: 'Checking the log', x: 72, y: 680, bold: true },
+      ...column(72, 654, ['The log names each step.']),
+      { text: 'Note:', x: 72, y: 624, bold: true },
+      { text: 'keep the log.', x: 106, y: 624 },
+      ...column(72, 594, ['A paragraph whose']),
+      { text: 'middle line is bold', x: 72, y: 580, bold: true },
+      ...column(72, 566, ['and its last is not.']),
+      { text: 'A bold sentence on its own.', x: 72, y: 536, bold: true },
+    ]
+    assert.equal(
+      await read(runs),
+      '# Setup\n\nInstall the packages first.\n\n## Checking the log\n\nThe log names each step.\n\nNote: keep the log.\n\nA paragraph whose\nmiddle line is bold\nand its last is not.\n\nA bold sentence on its own.',
+    )
+  })
+
   it('reads two columns one after the other, below a title that spans both (was: each line of the left column run into the right one)', async () => {
     const left = ['The left column begins here', 'and carries on for a while', 'with the first half of the', 'argument, to its end.']
     const right = ['The right column follows it', 'on the same lines of the', 'page, with the second half', 'of the argument.']

@@ -7,11 +7,12 @@
  * before the line: pdf-marks.ts), nested by where they start, paragraphs
  * by the space between lines. Markdown
  * gets `#` headings, `-` items and pipe tables; text gets the same lines
- * plainly (cells apart by tabs). Font weight is not read: pdf.js gives it
- * only once a page is drawn, which reading text never does.
+ * plainly (cells apart by tabs). A line set bold at the body's size,
+ * standing apart, is a heading below those set larger (an engine's h4):
+ * the weight is known where the page's drawing gave the fonts' names.
  */
 
-import type { Mark } from './pdf-marks.js'
+import type { Mark, PageDrawing } from './pdf-drawing.js'
 
 /** A text item of pdf.js's getTextContent. */
 export interface PdfTextItem {
@@ -20,6 +21,7 @@ export interface PdfTextItem {
   transform?: number[]
   width?: number
   hasEOL?: boolean
+  fontName?: string
 }
 
 interface Run {
@@ -28,6 +30,7 @@ interface Run {
   end: number
   y: number
   size: number
+  bold: boolean
 }
 
 interface Line {
@@ -58,13 +61,13 @@ const BULLET = /^[•●▪◦‣∙·–—-]\s+/
 const MAX_LIST_DEPTH = 4
 
 /** The page's text, structured for `format` ('markdown' or anything else: text). */
-export function layoutPage(items: readonly PdfTextItem[], format: string, marks: readonly Mark[] = []): string {
-  const lines = withDrawnBullets(toLines(toRuns(items)), marks)
+export function layoutPage(items: readonly PdfTextItem[], format: string, drawing: PageDrawing = {}): string {
+  const lines = withDrawnBullets(toLines(toRuns(items, drawing.boldFonts)), drawing.marks ?? [])
   if (!lines.length) return ''
   const markdown = format === 'markdown'
   const body = bodySize(lines)
   const leading = typicalLeading(lines, body)
-  const levelOf = headingLevels(lines, body)
+  const levelOf = headingLevels(lines, body, leading)
   const out: string[] = []
   let previous: Line | undefined
   // Where each open list level's items start, outermost first.
@@ -127,14 +130,14 @@ function withDrawnBullets(lines: Line[], marks: readonly Mark[]): Line[] {
   })
 }
 
-function toRuns(items: readonly PdfTextItem[]): Run[] {
+function toRuns(items: readonly PdfTextItem[], boldFonts: ReadonlySet<string> = new Set()): Run[] {
   const runs: Run[] = []
   for (const item of items) {
     if (typeof item.str !== 'string' || !item.str.trim()) continue
     const [a = 1, b = 0, c = 0, d = 1, x = 0, y = 0] = item.transform ?? []
     const size = Math.hypot(c, d) || Math.hypot(a, b) || 12
     const text = item.str.replace(/\s+/g, ' ')
-    runs.push({ text, x, y, size, end: x + (item.width && item.width > 0 ? item.width : text.length * size * 0.5) })
+    runs.push({ text, x, y, size, bold: item.fontName !== undefined && boldFonts.has(item.fontName), end: x + (item.width && item.width > 0 ? item.width : text.length * size * 0.5) })
   }
   return runs
 }
@@ -156,7 +159,7 @@ function toLines(runs: Run[]): Line[] {
       const gap = cell ? run.x - cell.end : Infinity
       if (cell && gap <= TIGHT_CELL_GAP * Math.max(cell.size, run.size)) {
         const space = gap > 0.15 * run.size && !cell.text.endsWith(' ') && !run.text.startsWith(' ')
-        cells[cells.length - 1] = { ...cell, text: `${cell.text}${space ? ' ' : ''}${run.text}`, end: Math.max(cell.end, run.end), size: Math.max(cell.size, run.size) }
+        cells[cells.length - 1] = { ...cell, text: `${cell.text}${space ? ' ' : ''}${run.text}`, end: Math.max(cell.end, run.end), size: Math.max(cell.size, run.size), bold: cell.bold && run.bold }
       } else cells.push({ ...run })
     }
     return { y: row[0]!.y, size: Math.max(...row.map((run) => run.size)), cells: cells.map((cell) => ({ ...cell, text: cell.text.trim() })) }
@@ -261,7 +264,7 @@ function joinTightCells(line: Line): Line {
   const cells: Run[] = []
   for (const run of line.cells) {
     const cell = cells.at(-1)
-    if (cell && run.x - cell.end <= CELL_GAP * Math.max(cell.size, run.size)) cells[cells.length - 1] = { ...cell, text: `${cell.text} ${run.text}`, end: Math.max(cell.end, run.end), size: Math.max(cell.size, run.size) }
+    if (cell && run.x - cell.end <= CELL_GAP * Math.max(cell.size, run.size)) cells[cells.length - 1] = { ...cell, text: `${cell.text} ${run.text}`, end: Math.max(cell.end, run.end), size: Math.max(cell.size, run.size), bold: cell.bold && run.bold }
     else cells.push(run)
   }
   return cells.length === line.cells.length ? line : { ...line, cells }
@@ -301,7 +304,7 @@ function bodySize(lines: Line[]): number {
  * is 1, the next 2, any smaller 3. A function of the line, so that the part
  * of a line one column holds is judged as the line is.
  */
-function headingLevels(lines: Line[], body: number): (line: Line) => number | undefined {
+function headingLevels(lines: Line[], body: number, leading: number): (line: Line) => number | undefined {
   const larger = (line: Line) => {
     const joined = joinTightCells(line)
     return joined.cells.length === 1 && line.size >= body * HEADING_RATIO && joined.cells[0]!.text.length <= HEADING_MAX_CHARS
@@ -325,23 +328,57 @@ function headingLevels(lines: Line[], body: number): (line: Line) => number | un
   close()
   const isHeading = (line: Line) => larger(line) && !paragraphs.has(line.y)
   const sizes = [...new Set(lines.filter(isHeading).map((line) => Math.round(line.size * 2) / 2))].sort((p, q) => q - p)
-  return (line) => (isHeading(line) ? Math.min(3, sizes.indexOf(Math.round(line.size * 2) / 2) + 1) : undefined)
+  const bold = boldHeadings(lines, body, leading)
+  return (line) => {
+    if (isHeading(line)) return Math.min(3, sizes.indexOf(Math.round(line.size * 2) / 2) + 1)
+    if (bold.has(lineKey(line))) return Math.min(3, sizes.length) + 1
+    return undefined
+  }
+}
+
+const lineKey = (line: Line) => `${line.y}:${Math.round(line.cells[0]!.x)}`
+
+/**
+ * Lines wholly bold at about the body's size (an engine's h4), one short
+ * cell that is no sentence, a paragraph's gap from the lines above and
+ * below it that share its width (or the page's edge): headings below every
+ * size of the page's larger ones. A bold line inside a paragraph, a bold
+ * run-in at a paragraph's start and a bold table row are not.
+ */
+function boldHeadings(lines: Line[], body: number, leading: number): Set<string> {
+  const headings = new Set<string>()
+  const overlaps = (line: Line, other: Line) => other.cells[0]!.x < line.cells.at(-1)!.end && line.cells[0]!.x < other.cells.at(-1)!.end
+  for (const [index, line] of lines.entries()) {
+    const joined = joinTightCells(line)
+    const cell = joined.cells[0]!
+    if (joined.cells.length !== 1 || !cell.bold || line.size < body * 0.95 || line.size >= body * HEADING_RATIO) continue
+    if (cell.text.length > HEADING_MAX_CHARS || /[.,;]$/.test(cell.text) || BULLET.test(cell.text)) continue
+    const above = lines.slice(0, index).findLast((other) => overlaps(line, other))
+    const below = lines.slice(index + 1).find((other) => overlaps(line, other))
+    const apart = (upper: Line | undefined, lower: Line | undefined) => !upper || !lower || upper.y - lower.y > leading * 1.6
+    if (apart(above, line) && apart(line, below)) headings.add(lineKey(line))
+  }
+  return headings
 }
 
 /**
  * The usual distance from one baseline to the next inside a paragraph: from
  * each line to the next below it that starts where it does, in its size
- * (so that two columns set on baselines of their own do not halve it), of
- * those less than two and a half sizes apart (a paragraph's gap is more);
- * 1.2 sizes where no two lines are that close.
+ * (so that two columns set on baselines of their own do not halve it).
+ * Running text is set less than 1.6 sizes apart, a table's padded rows and
+ * a paragraph's gap more: the median of the closer steps where there are a
+ * few, else of those less than two and a half sizes apart (text set double
+ * spaced); 1.2 sizes where no two lines are that close.
  */
 function typicalLeading(lines: Line[], body: number): number {
   const steps = lines.flatMap((line, index) => {
     const below = lines.slice(index + 1, index + 8).find((other) => other.size === line.size && Math.abs(other.cells[0]!.x - line.cells[0]!.x) <= 1)
     const step = below ? line.y - below.y : 0
-    return step > 0 && step < 2.5 * line.size ? [step] : []
+    return step > 0 && step < 2.5 * line.size ? [{ step, size: line.size }] : []
   })
-  return steps.length ? median(steps) : 1.2 * body
+  const close = steps.filter(({ step, size }) => step < 1.6 * size)
+  const chosen = close.length >= 3 ? close : steps
+  return chosen.length ? median(chosen.map(({ step }) => step)) : 1.2 * body
 }
 
 function median(values: number[]): number {

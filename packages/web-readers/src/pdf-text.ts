@@ -5,7 +5,7 @@ import { DocumentError, atUrl } from './document-error.js'
 import type { ExtractOutput } from './extract-html.js'
 import { installPdfGlobals } from './pdf-globals.js'
 import { layoutPage, type PdfTextItem } from './pdf-layout.js'
-import { drawnMarks, type PdfOperatorList, type PdfOps } from './pdf-marks.js'
+import { boldFonts, drawnMarks, type PageDrawing, type PdfOperatorList, type PdfOps } from './pdf-drawing.js'
 
 /** The library and version named in provenance (`extractor`). */
 export const PDF_EXTRACTOR = 'pdfjs-dist@5.6'
@@ -44,6 +44,7 @@ interface PdfDocument {
   getPage(pageNumber: number): Promise<{
     getTextContent(): Promise<{ items: unknown[] }>
     getOperatorList(options: { annotationMode: number }): Promise<PdfOperatorList>
+    commonObjs: { has(id: string): boolean; get(id: string): { name?: unknown } }
     cleanup(): void
   }>
 }
@@ -199,8 +200,13 @@ export async function extractPdf(input: { bytes: Uint8Array; shownUrl?: string; 
       try {
         const page = await document.getPage(pageNumber)
         const items = (await page.getTextContent()).items as PdfTextItem[]
-        const marks = items.length ? drawnMarks(await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE }), pdfjs.OPS) : []
-        text = layoutPage(items, input.format, marks)
+        let drawing: PageDrawing = {}
+        if (items.length) {
+          const operators = await page.getOperatorList({ annotationMode: pdfjs.AnnotationMode.DISABLE })
+          const fontNames = new Set(items.flatMap((item) => (item.fontName ? [item.fontName] : [])))
+          drawing = { marks: drawnMarks(operators, pdfjs.OPS), boldFonts: boldFonts(fontNames, (id) => (page.commonObjs.has(id) ? page.commonObjs.get(id) : undefined)) }
+        }
+        text = layoutPage(items, input.format, drawing)
         page.cleanup()
       } catch (error) {
         warnings.push(`Page ${pageNumber} could not be read (${(error as Error)?.message ?? error}); it is shown empty.`)

@@ -1,10 +1,21 @@
 /**
- * The small shapes a PDF page draws: where an engine draws a list's bullets
- * (Chromium draws a `<ul>`'s discs, circles and squares as paths, not as
- * text), read from the page's operator list. Only the boxes of filled or
- * stroked paths no larger than MAX_MARK_SIZE are kept; the layout decides
- * which of them stand before a line as its bullet (pdf-layout.ts).
+ * What a PDF page's drawing says that its text content does not, read from
+ * the page's operator list (pdf.js builds it without drawing anything):
+ * - the small shapes it paints: where an engine draws a list's bullets
+ *   (Chromium draws a `<ul>`'s discs, circles and squares as paths, not as
+ *   text); only the boxes of filled or stroked paths no larger than
+ *   MAX_MARK_SIZE are kept, and the layout decides which of them stand
+ *   before a line as its bullet (pdf-layout.ts);
+ * - which of its fonts are bold: pdf.js loads a font's name (`…-Bold`,
+ *   `…,Black`) only for the operator list, never for the text content.
  */
+
+/** What the layout learns from a page's drawing. */
+export interface PageDrawing {
+  marks?: readonly Mark[]
+  /** The text content's `fontName`s of the fonts that are bold. */
+  boldFonts?: ReadonlySet<string>
+}
 
 /** A drawn shape's box, in points from the page's bottom left, as the text's positions are. */
 export interface Mark {
@@ -82,6 +93,19 @@ export function drawnMarks(list: PdfOperatorList, ops: PdfOps): Mark[] {
     }
   }
   return marks
+}
+
+/** A font's name says its weight: Helvetica-Bold, Arial,BoldItalic, Inter-SemiBold, NotoSans-Black. */
+const BOLD_NAME = /(?:bold|black|heavy|semibold|demibold|extrabold)/i
+
+/** The fonts (by the text content's `fontName`) whose names say they are bold, as loaded for the operator list. */
+export function boldFonts(fontNames: Iterable<string>, loaded: (fontName: string) => { name?: unknown } | undefined): Set<string> {
+  const bold = new Set<string>()
+  for (const fontName of fontNames) {
+    const name = loaded(fontName)?.name
+    if (typeof name === 'string' && BOLD_NAME.test(name)) bold.add(fontName)
+  }
+  return bold
 }
 
 function transformBox(m: Matrix, minX: number, minY: number, maxX: number, maxY: number): Mark {
