@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { startTinyproxy, startTlsFront, stunnelMissing, type TlsFront, type Tinyproxy, tinyproxyMissing } from '../packages/web-fetch-http/tests/tinyproxy.js'
+import { startTinyproxy, startTlsFront, stunnelMissing, type TlsFront, type Tinyproxy, tinyproxyMissing } from './support/tinyproxy.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
 
 const TLS = new URL('../packages/web-fetch-http/tests/fixtures/tls-localhost/', import.meta.url)

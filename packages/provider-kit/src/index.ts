@@ -3,19 +3,19 @@
  * transport (bounded retries, size cap, no redirects, key scrubbing), one
  * client per provider instance (base URL, availability, per-call credential
  * and deadline), the wire helpers that are the same for every vendor, and
- * the Messages API family that every vendor of that wire shares.
+ * the Messages API family that every vendor of that wire shares. What the
+ * providers use, and nothing else: the kit's own tests read the rest from
+ * the files.
  */
-export type { Dispatcher } from 'undici'
-export * from './transport.js'
-export * from './model-api-client.js'
-export * from './model-api-check.js'
-export * from './json-search.js'
-export * from './wire.js'
-export * from './provider-config.js'
-export * from './mount-search.js'
-export * from './status-fallback.js'
-export * from './messages-api.js'
-export * from './messages-request.js'
-export * from './messages-response.js'
-export * from './messages-error.js'
-export * from './messages-search.js'
+export { headerValue, parseRetryAfter, type HttpAnswer, type ProviderErrorContext } from './transport.js'
+export { quoteProviderText, scrubSecret } from './scrub-secret.js'
+export { appendRequestEvent, createModelApiClient, readSuccessBody, type ModelApi, type ModelApiCall, type ModelSearchDeps, type ModelSearchProvider, type ModelSearchProxy, type ModelSearchSettings } from './model-api-client.js'
+export { parseObjectWith, runModelApiCheck, type ModelApiCheck } from './model-api-check.js'
+export { postJsonSearch } from './json-search.js'
+export { apiBase, appendedEndpoint, checkDomainFilters, cleanDomains, describeDomainCheck, isObject, parseJsonBody, parseJsonEnvelope, parseJsonObject, requestRecency, sentDomainFilterReport, toSearchResult, versionedEndpoint, type MappedSearch } from './wire.js'
+export { credentialConfig, requestConfig, type CredentialConfig, type RequestConfig } from './provider-config.js'
+export { mountSearchProvider } from './mount-search.js'
+export { statusFallback } from './status-fallback.js'
+export { messagesEndpoint, parseMessagesErrorBody, searchInstruction } from './messages-api.js'
+export { fromMessagesError } from './messages-error.js'
+export { createMessagesSearch, messagesModelCheck, type MessagesSearchSettings, type MessagesVendor } from './messages-search.js'

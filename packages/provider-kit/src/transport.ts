@@ -281,5 +281,3 @@ function sleepWithSignal(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-// The key is scrubbed from whatever the provider wrote: whole, cut, or encoded (see scrub-secret.ts).
-export { quoteProviderText, REDACTED, scrubSecret, scrubSecretDeep, scrubSecretFromError, secretScrubber } from './scrub-secret.js'

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { PROXY_TUNNEL_ATTEMPTS, type SessionHandle } from 'dsh-host'
 import { appendRequestEvent, createModelApiClient } from 'dsh-provider-kit'
 import { WebError } from 'dsh-web'
-import { type Tinyproxy, startTinyproxy, tinyproxyMissing } from '../../web-fetch-http/tests/tinyproxy.js'
+import { type Tinyproxy, startTinyproxy, tinyproxyMissing } from '../../../tests/support/tinyproxy.js'
 
 describe('model-API client through a proxy', { skip: tinyproxyMissing }, () => {
   let proxy: Tinyproxy

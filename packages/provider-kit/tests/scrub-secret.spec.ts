@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { quoteProviderText, scrubSecret, scrubSecretDeep, scrubSecretFromError } from 'dsh-provider-kit'
+import { quoteProviderText, scrubSecret, scrubSecretDeep, scrubSecretFromError } from '../src/scrub-secret.js'
 import { cleanUntrustedLine, removeInvisible } from 'dsh-host'
 import { WebError } from 'dsh-web'
 

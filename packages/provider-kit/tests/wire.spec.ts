@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkDomainFilters, cleanDomains, describeDomainCheck, MAX_ANSWER_DEPTH, nestsDeeperThan, parseJsonBody, parseJsonEnvelope, parseJsonObject, sentDomainFilterReport } from 'dsh-provider-kit'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, MAX_ANSWER_DEPTH, nestsDeeperThan, parseJsonBody, parseJsonEnvelope, parseJsonObject, sentDomainFilterReport } from '../src/wire.js'
 import { WebError } from 'dsh-web'
 
 describe('checkDomainFilters (dsh-web/provider-http)', () => {

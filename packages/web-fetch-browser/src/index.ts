@@ -72,8 +72,4 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export { createBrowserFetcher, PROVIDER_ID }
-export { checkBrowser } from './browser-check.js'
 export type { BrowserFetcher, BrowserFetcherOptions } from './browser-fetcher.js'
-export type { ChromiumStatus, SandboxState } from './chromium-process.js'
-export { detectSandbox } from './chromium-process.js'
-export { selfTestContainment, type ContainmentCheck, type ContainmentReport } from './self-test.js'

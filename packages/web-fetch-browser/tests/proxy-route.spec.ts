@@ -4,7 +4,7 @@
 // name that resolves to a private address never reaches it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { startTinyproxy, type Tinyproxy, tinyproxyMissing } from '../../web-fetch-http/tests/tinyproxy.js'
+import { startTinyproxy, type Tinyproxy, tinyproxyMissing } from '../../../tests/support/tinyproxy.js'
 import type { BrowserFetcher } from '../src/browser-fetcher.js'
 import { answerWebSocket, chromiumMissing, listen, type Listener, testFetcher, testLookup } from './helpers.js'
 

@@ -82,4 +82,5 @@ export function apply(ctx: Context, config: Config) {
 
 export { createHttpFetcher }
 export type { HttpFetcher, HttpFetcherOptions } from './http-fetcher.js'
-export { blockedRange, type LookupAddress, type LookupFunction, type VettedDestination } from 'dsh-web-egress'
+// The resolver an options object may carry (HttpFetcherOptions.lookup).
+export type { LookupFunction } from 'dsh-web-egress'

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { MEMORY_STORE_ID, MemoryStateStore, SharedState } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, refusal, signal, startServer } from './helpers.js'
-import { type Tinyproxy, freePort, startTinyproxy, tinyproxyMissing } from './tinyproxy.js'
+import { type Tinyproxy, freePort, startTinyproxy, tinyproxyMissing } from '../../../tests/support/tinyproxy.js'
 
 /** One in-memory store shared by every fetcher given it, as a Redis store is shared by processes. */
 function sharedStore(): () => SharedState {

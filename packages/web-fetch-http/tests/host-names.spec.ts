@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, fakeLookup, refusal, signal, startServer } from './helpers.js'
-import { type Squid, type Tinyproxy, squidMissing, startSquid, startTinyproxy, tinyproxyMissing } from './tinyproxy.js'
+import { type Squid, type Tinyproxy, squidMissing, startSquid, startTinyproxy, tinyproxyMissing } from '../../../tests/support/tinyproxy.js'
 
 /** Local names as a model could write them: trailing dot, case, and forms the URL parser folds (full-width letters, escapes, the ideographic full stop). */
 const LOCAL_SPELLINGS: [written: string, canonical: string][] = [

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, type TlsTestServer, fakeLookup, refusal, signal, startServer, startTlsServer } from './helpers.js'
 import { loadTestCertificates } from './tls-certificates.js'
-import { type Tinyproxy, freePort, startTinyproxy, tinyproxyMissing } from './tinyproxy.js'
+import { type Tinyproxy, freePort, startTinyproxy, tinyproxyMissing } from '../../../tests/support/tinyproxy.js'
 
 const localhostTls = {
   ca: readFileSync(new URL('./fixtures/tls-localhost/ca.pem', import.meta.url), 'utf8'),

@@ -1,6 +1,6 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
-import { headerValue, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
-import { isObject, parseBraveError, type BraveApiError } from './brave-web-search-api.js'
+import { headerValue, isObject, parseRetryAfter, quoteProviderText, type HttpAnswer, type ProviderErrorContext } from 'dsh-provider-kit'
+import { parseBraveError, type BraveApiError } from './brave-web-search-api.js'
 import { describeDuration, describeWindow, exhaustedLongWindow, parseBraveRateLimit, shortestWindow } from './brave-rate-limit.js'
 
 export interface BraveErrorContext extends ProviderErrorContext {

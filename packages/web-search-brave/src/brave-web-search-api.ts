@@ -6,7 +6,6 @@
 
 import { isObject, parseJsonBody, parseJsonObject } from 'dsh-provider-kit'
 
-export { isObject } from 'dsh-provider-kit'
 
 /** The query parameters this provider sends, in the order it sends them. */
 export interface BraveWebSearchParams {

@@ -1,5 +1,6 @@
 import type { SearchSource, SearchSourceKind } from 'dsh-web'
-import { isObject, type BraveDiscussionResult, type BraveWebResult, type BraveWebSearchResponse } from './brave-web-search-api.js'
+import { isObject } from 'dsh-provider-kit'
+import { type BraveDiscussionResult, type BraveWebResult, type BraveWebSearchResponse } from './brave-web-search-api.js'
 
 /** What one page of the answer gives. */
 export interface BravePage {

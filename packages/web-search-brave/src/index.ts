@@ -46,8 +46,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './brave-search.js'
-export * from './brave-web-search-api.js'
-export { toBraveRequest, braveWebSearchEndpoint, BRAVE_FRESHNESS, MAX_COUNT, MAX_PAGES, RESULT_FILTER, type BraveRequestSettings, type BraveSafeSearch, type BraveWireRequest } from './to-brave-request.js'
-export { fromBravePage, mergeBravePages, type BravePage, type BraveMappedResult } from './from-brave-response.js'
-export { fromBraveError, MAX_QUERY_CHARACTERS, MAX_QUERY_WORDS, type BraveErrorContext } from './brave-error.js'
-export { parseBraveRateLimit, type BraveRateLimitWindow } from './brave-rate-limit.js'

@@ -35,7 +35,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './exa-search.js'
-export * from './exa-search-api.js'
-export { toExaRequest, exaSearchEndpoint, MAX_RESULTS, RECENCY_WINDOW_MS, type ExaRequestSettings, type ExaWireRequest } from './to-exa-request.js'
-export { fromExaResponse } from './from-exa-response.js'
-export { fromExaError, type ExaErrorContext } from './exa-error.js'

@@ -31,7 +31,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './gemini-search.js'
-export * from './gemini-generate-content-api.js'
-export { toGeminiRequest, geminiGenerateContentEndpoint, searchInstruction } from './to-gemini-request.js'
-export { fromGeminiResponse } from './from-gemini-response.js'
-export { fromGeminiError } from './gemini-error.js'

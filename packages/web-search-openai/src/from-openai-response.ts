@@ -1,8 +1,8 @@
 import { cleanUntrustedLine } from 'dsh-host'
 import { WebError } from 'dsh-web'
 import type { Citation, SearchAnswer, SearchSource, SearchUsage } from 'dsh-web'
+import { isObject } from 'dsh-provider-kit'
 import {
-  isObject,
   type OpenAIOutputMessage,
   type OpenAIOutputText,
   type OpenAIResponse,

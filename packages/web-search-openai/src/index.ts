@@ -35,7 +35,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './openai-search.js'
-export * from './openai-responses-api.js'
-export { toOpenAIRequest, openAIResponsesEndpoint } from './to-openai-request.js'
-export { fromOpenAIResponse } from './from-openai-response.js'
-export { fromOpenAIError } from './openai-error.js'

@@ -6,7 +6,6 @@
 
 import { parseJsonEnvelope, parseJsonObject } from 'dsh-provider-kit'
 
-export { isObject } from 'dsh-provider-kit'
 
 export interface OpenAIUserLocation {
   type: 'approximate'

@@ -31,7 +31,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './perplexity-search.js'
-export * from './perplexity-search-api.js'
-export { toPerplexityRequest, perplexitySearchEndpoint, MAX_RESULTS, MAX_DOMAINS, type PerplexityRequestSettings, type PerplexityWireRequest } from './to-perplexity-request.js'
-export { fromPerplexityResponse } from './from-perplexity-response.js'
-export { fromPerplexityError, type PerplexityErrorContext } from './perplexity-error.js'

@@ -7,7 +7,6 @@
 
 import { isObject, parseJsonEnvelope, parseJsonObject } from 'dsh-provider-kit'
 
-export { isObject } from 'dsh-provider-kit'
 
 export type PerplexitySearchMode = 'web' | 'academic' | 'sec'
 export type PerplexityRecency = 'hour' | 'day' | 'week' | 'month' | 'year'

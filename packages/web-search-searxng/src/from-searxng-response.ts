@@ -1,7 +1,7 @@
 import { WebError } from 'dsh-web'
 import type { Citation, SearchAnswer, SearchSource, SearchUsage } from 'dsh-web'
+import { isObject } from 'dsh-provider-kit'
 import {
-  isObject,
   type SearxngAnswer,
   type SearxngInfobox,
   type SearxngResult,

@@ -54,8 +54,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './searxng-search.js'
-export * from './searxng-search-api.js'
-export type { SearxngAuthScheme, SearxngAuthSettings } from './searxng-auth.js'
-export { toSearxngRequest, searxngSearchEndpoint, searxngQuery } from './to-searxng-request.js'
-export { collectSearxngPages } from './from-searxng-response.js'
-export { fromSearxngError, fromSearxngRedirect, LIMITER_FIX, JSON_FORMAT_FIX } from './searxng-error.js'

@@ -9,7 +9,6 @@
 
 import { isObject, parseJsonEnvelope, parseJsonObject } from 'dsh-provider-kit'
 
-export { isObject } from 'dsh-provider-kit'
 
 /** `safesearch`: 0 none, 1 moderate, 2 strict. */
 export type SearxngSafeSearch = 0 | 1 | 2

@@ -33,7 +33,3 @@ export function apply(ctx: Context, config: Config) {
 }
 
 export * from './tavily-search.js'
-export * from './tavily-search-api.js'
-export { toTavilyRequest, tavilySearchEndpoint, MAX_RESULTS, type TavilyRequestSettings, type TavilyWireRequest } from './to-tavily-request.js'
-export { fromTavilyResponse } from './from-tavily-response.js'
-export { fromTavilyError, type TavilyErrorContext } from './tavily-error.js'

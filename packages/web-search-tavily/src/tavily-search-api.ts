@@ -6,7 +6,6 @@
 
 import { isObject, parseJsonEnvelope, parseJsonObject } from 'dsh-provider-kit'
 
-export { isObject } from 'dsh-provider-kit'
 
 export type TavilySearchDepth = 'basic' | 'advanced' | 'fast' | 'ultra-fast'
 export type TavilyTopic = 'general' | 'news' | 'finance'
