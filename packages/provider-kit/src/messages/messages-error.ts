@@ -1,8 +1,8 @@
 import { redactUrl, WebError, type WebErrorCode, type WebErrorDetails } from 'dsh-web'
 import { parseMessagesErrorBody } from './messages-api.js'
-import { quoteProviderText } from './scrub-secret.js'
-import { statusFallback } from './status-fallback.js'
-import { headerValue, parseRetryAfter, type HttpAnswer, type ProviderErrorContext } from './transport.js'
+import { quoteProviderText } from '../scrub-secret.js'
+import { statusFallback } from '../status-fallback.js'
+import { headerValue, parseRetryAfter, type HttpAnswer, type ProviderErrorContext } from '../transport.js'
 
 /** What differs per vendor in reading a Messages error. */
 export interface MessagesErrorFamily {

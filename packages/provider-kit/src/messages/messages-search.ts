@@ -11,12 +11,12 @@ import { parseMessagesErrorBody, parseMessagesResponse } from './messages-api.js
 import { fromMessagesError } from './messages-error.js'
 import { toMessagesRequest } from './messages-request.js'
 import { fromMessagesResponse } from './messages-response.js'
-import { createModelApiClient } from './model-api-client.js'
-import { postJsonSearch } from './json-search.js'
-import type { ModelApi, ModelApiCall, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from './model-api-client.js'
-import { type ModelApiCheck, parseObjectWith, runModelApiCheck } from './model-api-check.js'
-import type { HttpAnswer } from './transport.js'
-import { toSearchResult } from './wire.js'
+import { createModelApiClient } from '../model-api-client.js'
+import { postJsonSearch } from '../json-search.js'
+import type { ModelApi, ModelApiCall, ModelSearchDeps, ModelSearchProvider, ModelSearchSettings } from '../model-api-client.js'
+import { type ModelApiCheck, parseObjectWith, runModelApiCheck } from '../model-api-check.js'
+import type { HttpAnswer } from '../transport.js'
+import { toSearchResult } from '../wire.js'
 
 /** The settings every Messages provider takes besides the kit's own. */
 export interface MessagesSearchSettings extends ModelSearchSettings {

@@ -1,7 +1,7 @@
 import type { SearchFilterReport, SearchRequest, SearchSource } from 'dsh-web'
 import type { MessagesRequest, MessagesUserLocation, MessagesWebSearchTool } from './messages-api.js'
 import { searchInstruction } from './messages-api.js'
-import { checkDomainFilters, cleanDomains, describeDomainCheck, requestRecency, sentDomainFilterReport } from './wire.js'
+import { checkDomainFilters, cleanDomains, describeDomainCheck, requestRecency, sentDomainFilterReport } from '../wire.js'
 
 /** What a Messages vendor's request takes besides the neutral request. */
 export interface MessagesRequestSettings {

@@ -1,6 +1,6 @@
 import { WebError } from 'dsh-web'
 import type { Citation, SearchAnswer, SearchSource, SearchUsage } from 'dsh-web'
-import { isObject } from './wire.js'
+import { isObject } from '../wire.js'
 import {
   type MessagesCitation,
   type MessagesResponse,

@@ -6,7 +6,7 @@
  * vendor (versions, headers, defaults, the tool version) stays in its package.
  */
 
-import { parseJsonEnvelope, parseJsonObject, versionedEndpoint } from './wire.js'
+import { parseJsonEnvelope, parseJsonObject, versionedEndpoint } from '../wire.js'
 
 export interface MessagesUserLocation {
   type: 'approximate'
