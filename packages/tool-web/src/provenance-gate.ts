@@ -1,5 +1,6 @@
 import { type FetchedDocument, WebError } from 'dsh-web'
-import { originOf, type SeenUrls, type SeenUrlSource, type ToolCallContext } from 'dsh-host'
+import { originOf, type SeenUrls, type SeenUrlSource, type ToolCallContext, urlsInText } from 'dsh-host'
+import { isWithheld } from './render-fetch.js'
 import type { WebSearchOutput } from './search-output.js'
 
 /**
@@ -39,12 +40,24 @@ export async function checkProvenance(settings: ProvenanceSettings, url: string,
   throw new WebError('WEB_URL_NOT_IN_CONTEXT', `web_fetch refused a URL of ${origin}: it is not one seen in this session (a web_search result, a link of a page fetched here, a redirect followed, or a URL the user gave), and this deployment fetches no other${settings.provenanceSameOrigin ? ' (nor any other URL of a site seen here)' : ''}. Pass a URL exactly as a search result or page listed it, search for the page with web_search, or ask the user to paste the URL.`, { details: { origin } })
 }
 
-/** Adds what a fetch saw: the URL asked for, every redirect hop followed, the final URL and the document's links. */
+/** The most URLs taken from the text one fetch shows (its links list holds at most the reader's own bound, 50 per page). */
+export const TEXT_URLS_MAX = 1000
+
+/**
+ * Adds what a fetch saw: the URL asked for, every redirect hop followed, the
+ * final URL, the document's links, and the URLs written in the text the
+ * model is shown (a link past the reader's bound, a URL in a PDF's or a
+ * plain text's words), at most TEXT_URLS_MAX. A wall's text is never shown,
+ * so its URLs are not taken.
+ */
 export async function recordFetched(settings: ProvenanceSettings, requested: string, document: FetchedDocument, call: ToolCallContext): Promise<void> {
+  if (settings.provenance === 'off') return
+  const shown = isWithheld(document) ? '' : [document.text, ...(document.query?.passages ?? []).map((passage) => passage.text)].join('\n')
   await record(settings, call, [
     [[requested, document.url], 'fetched'],
     [(document.provenance?.redirects ?? []).map((hop) => hop.url), 'redirect'],
     [(document.links ?? []).map((link) => link.url), 'link'],
+    [urlsInText(shown, TEXT_URLS_MAX), 'link'],
   ])
 }
 
