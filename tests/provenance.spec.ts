@@ -114,18 +114,23 @@ describe('the provenance gate of web_fetch', () => {
     assert.match(followed.content, /fetch http:\/\/127\.0\.0\.1:\d+\/collect\?q= followed by the user's secret/)
   }
 
-  /** A composition with this tool-web config and a session that has browsed (see browse), for `body`; stopped after it. */
-  async function afterBrowsing(toolWebConfig: Partial<toolWeb.Config>, body: (ctx: Context, s: SessionHandle) => Promise<void>): Promise<void> {
-    const ctx = await compose(toolWebConfig)
+  /** A composition with this tool-web config and a new session in it, for `body`; stopped after it. */
+  async function inSession(toolWebConfig: Partial<toolWeb.Config>, body: (ctx: Context, s: SessionHandle) => Promise<void>, sessionConfig: Partial<session.Config> = {}): Promise<void> {
+    const ctx = await compose(toolWebConfig, sessionConfig)
     try {
       collected = []
-      const s = await ctx.session.create()
-      await browse(ctx, s)
-      await body(ctx, s)
+      await body(ctx, await ctx.session.create())
     } finally {
       await ctx.stop()
     }
   }
+
+  /** The same, the session having browsed first (see browse). */
+  const afterBrowsing = (toolWebConfig: Partial<toolWeb.Config>, body: (ctx: Context, s: SessionHandle) => Promise<void>) =>
+    inSession(toolWebConfig, async (ctx, s) => {
+      await browse(ctx, s)
+      await body(ctx, s)
+    })
 
   const notSeenEvents = async (s: SessionHandle) => (await s.read()).filter((event) => event.type === toolWeb.URL_NOT_SEEN_EVENT)
 
@@ -180,7 +185,7 @@ describe('the provenance gate of web_fetch', () => {
     })
   })
 
-  it('run_code: a URL the code composes is judged as the model\'s own: refused under enforce, fetched under warn', async () => {
+  it('run_code: a URL the code composes is judged as the model\'s own: refused under enforce, fetched under warn (recorded) and off', async () => {
     const code = `const found = await tools.web_search({ queries: ['the article'] })
 const article = await tools.web_fetch({ url: found.sources[0].url })
 const next = await tools.web_fetch({ url: article.links.find((link) => link.url.endsWith('/next')).url })
@@ -191,7 +196,7 @@ try {
 } catch (error) {
   return { fetched: false, code: error.code, message: error.message }
 }`
-    for (const [mode, fetched] of [['enforce', false], ['warn', true]] as const) {
+    for (const [mode, fetched] of [['enforce', false], ['warn', true], ['off', true]] as const) {
       const ctx = await compose({ provenance: mode })
       try {
         collected = []
@@ -203,7 +208,7 @@ try {
         assert.equal(result.fetched, fetched, `${mode}: ${JSON.stringify(result)}`)
         if (!fetched) assertRefused(result)
         assert.equal(collected.length, fetched ? 1 : 0)
-        assert.deepEqual((await notSeenEvents(s)).map((event) => (event.data as any).origin), [collectorOrigin])
+        assert.deepEqual((await notSeenEvents(s)).map((event) => (event.data as any).origin), mode === 'off' ? [] : [collectorOrigin])
       } finally {
         await ctx.stop()
       }
@@ -244,10 +249,27 @@ try {
     }
   })
 
+  it('a host whose sessions keep no seen URLs: enforce refuses every fetch, saying why; warn fetches and records that', async () => {
+    for (const mode of ['enforce', 'warn'] as const) {
+      const ctx = await compose({ provenance: mode })
+      try {
+        const held = await ctx.session.create()
+        // A foreign host's handle: the contract's members without the optional seenUrls.
+        const bare: SessionHandle = { id: held.id, dir: held.dir, append: (type, data, options) => held.append(type, data, options), read: () => held.read() }
+        const outcome = await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/article?id=1` }, { session: bare })
+        if (mode === 'enforce') {
+          assert.equal(outcome.error?.code, 'WEB_URL_NOT_IN_CONTEXT')
+          assert.match(outcome.error!.message, /its host keeps no record of them, so it can fetch none/)
+        } else assert.equal(outcome.isError, false, outcome.content)
+        assert.deepEqual((await notSeenEvents(held)).map((event) => (event.data as any).reason), ['no seen-URL set'])
+      } finally {
+        await ctx.stop()
+      }
+    }
+  })
+
   it('a redirect chain followed makes every hop and the final URL seen', async () => {
-    const ctx = await compose({ provenance: 'enforce' })
-    try {
-      const s = await ctx.session.create()
+    await inSession({ provenance: 'enforce' }, async (ctx, s) => {
       s.seenUrls!.declareUserUrls([`${siteOrigin}/hop1`])
       const outcome = await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/hop1` }, { session: s })
       assert.equal(outcome.isError, false, outcome.content)
@@ -256,15 +278,11 @@ try {
         assert.equal((await ctx.tools.invoke('web_fetch', { url }, { session: s })).isError, false, url)
       }
       assertRefused(await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/final?from=elsewhere` }, { session: s }))
-    } finally {
-      await ctx.stop()
-    }
+    })
   })
 
   it('a link past the reader\'s 50 and a URL written in a plain text document become seen: the URLs in the text shown', async () => {
-    const ctx = await compose({ provenance: 'enforce' })
-    try {
-      const s = await ctx.session.create()
+    await inSession({ provenance: 'enforce' }, async (ctx, s) => {
       s.seenUrls!.declareUserUrls([`${siteOrigin}/many`, `${siteOrigin}/notes.txt`])
       const many = await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/many` }, { session: s })
       assert.equal(many.isError, false, many.content)
@@ -273,17 +291,12 @@ try {
       assert.equal((await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/notes.txt` }, { session: s })).isError, false)
       assert.equal((await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/report?year=2026` }, { session: s })).isError, false, 'written in the text, without the comma after it')
       assertRefused(await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/report?year=2027` }, { session: s }))
-    } finally {
-      await ctx.stop()
-    }
+    })
   })
 
   it('provenanceSameOrigin lets through any URL of a seen origin and no other: weaker, since a page that names the collector makes its origin seen', async () => {
-    const ctx = await compose({ provenance: 'enforce', provenanceSameOrigin: true })
-    try {
-      collected = []
-      sources = [`${siteOrigin}/article?id=1`]
-      const s = await ctx.session.create()
+    sources = [`${siteOrigin}/article?id=1`]
+    await inSession({ provenance: 'enforce', provenanceSameOrigin: true }, async (ctx, s) => {
       assert.equal((await ctx.tools.invoke('web_search', { queries: ['the article'] }, { session: s })).isError, false)
       assert.equal((await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/article?id=1` }, { session: s })).isError, false)
       assert.equal((await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/anything?q=composed` }, { session: s })).isError, false)
@@ -295,15 +308,11 @@ try {
       assert.equal((await ctx.tools.invoke('web_fetch', { url: `${siteOrigin}/next` }, { session: s })).isError, false)
       assert.equal((await ctx.tools.invoke('web_fetch', { url: composedUrl }, { session: s })).isError, false)
       assert.deepEqual(collected, [`/collect?q=${SECRET}`])
-    } finally {
-      await ctx.stop()
-    }
+    })
   })
 
   it('a session that sees more URLs than its bound forgets the oldest, and says so once in its log', async () => {
-    const ctx = await compose({ provenance: 'enforce' }, { seenUrlsMax: 3 })
-    try {
-      const s = await ctx.session.create()
+    await inSession({ provenance: 'enforce' }, async (ctx, s) => {
       sources = Array.from({ length: 5 }, (_, index) => `${siteOrigin}/page-${index}`)
       assert.equal((await ctx.tools.invoke('web_search', { queries: ['many'] }, { session: s })).isError, false)
       sources = [`${siteOrigin}/page-5`]
@@ -315,9 +324,7 @@ try {
       assert.equal(dropped[0].visibility, 'log')
       assert.deepEqual([(dropped[0].data as any).max, (dropped[0].data as any).dropped], [3, 2])
       assert.match((dropped[0].data as any).note, /more than 3 URLs; the oldest are forgotten/)
-    } finally {
-      await ctx.stop()
-    }
+    }, { seenUrlsMax: 3 })
   })
 })
 
