@@ -122,7 +122,7 @@ describe('dsh CLI', () => {
     for (const command of [['tools'], ['compose'], ['doctor'], ['mcp', 'token', 'list']]) {
       const result = await dsh([...command, '--preset', 'standrd'], { home })
       assert.equal(result.code, 2, `${command.join(' ')}: ${result.stderr}`)
-      assert.match(result.stderr, /There is no preset "standrd" \(did you mean standard\?\): --preset takes the name of a shipped preset \(minimal, ptc, render, standard, web\)/)
+      assert.match(result.stderr, /There is no preset "standrd" \(did you mean standard\?\): --preset takes the name of a shipped preset \(minimal, provenance, ptc, render, standard, web\)/)
     }
     const far = await dsh(['tools', '--json', '--preset', 'nothing-like-it'], { home })
     assert.equal(far.code, 2)
@@ -178,7 +178,7 @@ describe('dsh CLI', () => {
     const dump = onlyJson(await dsh(['compose', '--json'], { home }))
     assert.deepEqual(dump.warnings, [])
     const base = join(ROOT, 'packages/harness/config/base.cordis.yml')
-    const stated: Record<string, string[]> = { web: ['searchProvider', 'fetchProvider'], 'tool-web': ['fetch', 'searchTimeoutMs'] }
+    const stated: Record<string, string[]> = { web: ['searchProvider', 'fetchProvider'], 'tool-web': ['fetch', 'searchTimeoutMs', 'provenance'] }
     for (const row of dump.rows) {
       assert.deepEqual(Object.keys(row.configSources), Object.keys(row.config), row.id)
       for (const [key, source] of Object.entries(row.configSources)) {

@@ -10,6 +10,7 @@ const ROSTERS: Record<string, string[]> = {
   standard: ['web_fetch', 'web_search'],
   web: ['web_fetch', 'web_search'],
   ptc: ['run_code'],
+  provenance: ['web_fetch', 'web_search'],
   minimal: [],
 }
 
@@ -76,13 +77,16 @@ describe('shipped compositions', () => {
     assert.equal(rows.web.configSources.searchCacheTtlMs, 'plugin default')
     assert.equal(rows['tool-web'].config.fetch, false)
     assert.equal(rows['tool-web'].config.searchTimeoutMs, 60000)
+    assert.equal(rows['tool-web'].config.provenance, 'off')
+    assert.match(rows['tool-web'].configSources.provenance, base)
     assert.match(rows['tool-web'].configSources.fetch, base)
     assert.match(rows['tool-web'].configSources.searchTimeoutMs, base)
     assert.equal(rows['tool-web'].config.search, true)
     assert.equal(rows['web-search-deepseek'].config.apiKeyEnv, 'DEEPSEEK_API_KEY')
-    for (const preset of ['standard', 'ptc', 'web', 'render']) {
+    for (const preset of ['standard', 'ptc', 'web', 'render', 'provenance']) {
       const shown = onlyJson(await dsh(['compose', '--json', '--preset', preset], { home }))
       assert.equal(shown.rows.find((row: any) => row.id === 'tool-web').config.searchTimeoutMs, 60000, `${preset} keeps the minute`)
+      assert.equal(shown.rows.find((row: any) => row.id === 'tool-web').config.provenance, preset === 'provenance' ? 'enforce' : 'off', `${preset}: provenance`)
     }
   })
 

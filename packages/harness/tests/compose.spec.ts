@@ -141,7 +141,7 @@ describe('composition loader', () => {
       for (const preset of ['../../x', '../base', '/etc/passwd', 'standard.cordis.yml']) {
         const error = await compose({ configDir: CONFIG_DIR, home, preset }).then(() => undefined, (error) => error)
         assert.ok(error instanceof CompositionError, preset)
-        assert.match(error.message, /--preset takes the name of a shipped preset \(minimal, ptc, render, standard, web\)/)
+        assert.match(error.message, /--preset takes the name of a shipped preset \(minimal, provenance, ptc, render, standard, web\)/)
       }
     })
 
@@ -323,6 +323,8 @@ describe('composition loader', () => {
         fetchTimeoutMs: 'plugin default',
         fetchMaxChars: 'plugin default',
         outputThreshold: 'plugin default',
+        provenance: 'plugin default',
+        provenanceSameOrigin: 'plugin default',
       })
       assert.equal(rows.tools.configSources.mode, join(CONFIG_DIR, 'presets/ptc.cordis.yml'))
       assert.equal(rows['run-code'].configSources.timeoutMs, 'plugin default')

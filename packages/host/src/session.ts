@@ -1,4 +1,5 @@
 import type { JsonValue } from './json.js'
+import type { SeenUrls } from './seen-urls.js'
 
 /** Surface events feed the model's history; log-only events are an audit trail. */
 export type EventVisibility = 'surface' | 'log'
@@ -20,6 +21,15 @@ export interface SessionHandle {
   append(type: string, data: JsonValue, options?: { visibility?: EventVisibility }): Promise<SessionEvent>
   /** Every event appended so far, surface and log-only, in order. */
   read(): Promise<SessionEvent[]>
+  /**
+   * The URLs this session has seen (search results, links of fetched pages,
+   * redirects followed) and those the user gave, which the host declares with
+   * `seenUrls.declareUserUrls(message or URLs)`: what web_fetch's provenance
+   * gate admits. Kept by the process that opened the session, one set per
+   * session id. A host without it cannot run the gate: under `enforce` every
+   * fetch is refused, saying so.
+   */
+  readonly seenUrls?: SeenUrls
 }
 
 /** `ctx.session`: where sessions are created, opened and read back. */

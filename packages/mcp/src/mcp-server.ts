@@ -7,6 +7,7 @@ import { SERVER_CAPABILITIES, SERVER_NAME, SERVER_VERSION, takeEarlyStdio } from
 import { DEFAULT_MAX_MESSAGE_BYTES, LineStdioTransport } from './stdio-transport.js'
 import { annotateTool } from './tool-annotations.js'
 import { toCallToolResult } from './tool-result.js'
+import { declareUserUrls, readUserUrlsMeta } from './user-urls-meta.js'
 
 export const DEFAULT_MAX_CONCURRENT_CALLS = 8
 
@@ -58,10 +59,14 @@ export function createToolServer(options: ToolServerOptions): Server {
     if (!visible) {
       return { content: [{ type: 'text' as const, text: `There is no tool named "${name}". Available tools: ${tools.roster().map((tool) => tool.name).join(', ')}.` }], isError: true }
     }
+    const declared = readUserUrlsMeta(request.params._meta)
+    if ('refused' in declared) return declared.refused
     const ticket = await options.admit(name, extra)
     if ('refused' in ticket) return ticket.refused
     const { session } = ticket
     try {
+      const refused = await declareUserUrls(session, declared.urls)
+      if (refused) return { ...refused, _meta: { ...refused._meta, 'dsh/session': session.id } }
       const outcome = await tools.invoke(name, request.params.arguments ?? {}, { session, signal: ticket.signal ?? extra.signal, ...(ticket.callId ? { callId: ticket.callId } : {}) })
       return toCallToolResult(outcome, { 'dsh/callId': outcome.callId, 'dsh/session': session.id, ...ticket.meta, ...(outcome.error ? { 'dsh/errorCode': outcome.error.code } : {}) })
     } finally {

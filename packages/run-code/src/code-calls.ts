@@ -177,5 +177,7 @@ function gate(session: SessionHandle, isOpen: () => boolean): SessionHandle {
       return Promise.resolve({ seq: 0, time: new Date().toISOString(), type, visibility: options?.visibility ?? 'log', data })
     },
     read: () => session.read(),
+    // The same set, not a copy: what the code's calls see is seen by the session, and the other way round.
+    ...(session.seenUrls ? { seenUrls: session.seenUrls } : {}),
   }
 }

@@ -34,6 +34,9 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   fetchTimeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of one web_fetch call.'),
   fetchMaxChars: Schema.natural().min(1).max(FETCH_MAX_CHARS_LIMIT).default(20_000).description('Default and largest number of characters of page text one web_fetch call returns.'),
   outputThreshold: Schema.natural().min(1_000).default(50_000).description('Characters of model-facing text above which the complete output is written to an artifact file and the model gets a short head, the path, size and SHA-256.'),
+  // On this row, not the network row: the seen URLs are what these tools return (sources, links, redirects), which only they read, and a host other than dsh-harness gets the gate with them.
+  provenance: Schema.union(['off', 'warn', 'enforce']).default('off').description('The provenance gate of web_fetch, against a page or snippet that makes the model send data out in a URL it composes: off (any URL; protects nothing), warn (a URL not seen in the session is fetched and recorded, log only, by origin), enforce (it is refused with WEB_URL_NOT_IN_CONTEXT before any request). Seen: web_search results, links of pages fetched in the session, redirects followed, URLs the host declares as the user\'s (docs/security.md, "Exfiltration through fetched URLs").'),
+  provenanceSameOrigin: Schema.boolean().default(false).description('With provenance warn or enforce, let through any URL on an origin the session has seen, not only the URLs seen. Weaker: the path and query of such a URL are the model\'s own, and a site that logs its requests receives them.'),
 })
 
 /**
@@ -60,3 +63,4 @@ export type { QueryAnswer, QueryFailure, WebSearchOutput } from './search-output
 export type { WebSearchInput } from './search-input.js'
 export type { WebFetchInput } from './fetch-input.js'
 export type { ToolWebConfig } from './tool-web-config.js'
+export { SEEN_URLS_DROPPED_EVENT, URL_NOT_SEEN_EVENT, type ProvenanceMode } from './provenance-gate.js'

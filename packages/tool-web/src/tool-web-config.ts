@@ -1,5 +1,7 @@
+import type { ProvenanceSettings } from './provenance-gate.js'
+
 /** The `tool-web` row's config, after the schema has filled in defaults. */
-export interface ToolWebConfig {
+export interface ToolWebConfig extends ProvenanceSettings {
   /** Register `web_search`. */
   search: boolean
   /** Register `web_fetch`. */

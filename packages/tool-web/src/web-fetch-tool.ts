@@ -6,6 +6,7 @@ import { withDeadline } from './deadline.js'
 import { capNote, type WebFetchInput, readFetchInput, webFetchInputSchema } from './fetch-input.js'
 import { toJsonData } from './json-data.js'
 import { policyAllowedDomains } from './network-policy.js'
+import { checkProvenance, recordFetched } from './provenance-gate.js'
 import { LINE_MAX } from './line-limits.js'
 import { isSuccessStatus, isWithheld, outcomeError, renderFetch } from './render-fetch.js'
 import type { ToolWebConfig } from './tool-web-config.js'
@@ -14,6 +15,9 @@ export function webFetchDescription(config: ToolWebConfig): string {
   return [
     'Fetch one web page by its http(s) URL and return its text: markdown (default), plain text, or the raw HTML.',
     'Use it to read a page found with web_search or a URL the user gave you; pass the URL exactly as it appears there.',
+    ...(config.provenance === 'enforce'
+      ? [`Here only URLs seen in this conversation are fetched: a web_search result, a link of a page fetched here, a redirect followed, or a URL the user gave${config.provenanceSameOrigin ? ' (or another URL of the same site)' : ''}; a URL you compose or change (its path or query) is refused with WEB_URL_NOT_IN_CONTEXT.`]
+      : []),
     '`extract: "main"` (default) keeps the main content and drops navigation and boilerplate; `"full"` converts the whole page.',
     `Long pages come in parts of at most ${config.fetchMaxChars} characters (\`max_chars\`); the first line of the reply says which characters you got and the \`offset\` to pass to read on.`,
     'To read only what you need of a long page: `find: "exact phrase"` lists every place a phrase occurs (a name, a number, an error message), with a few words around each, its offset and the headings above it; `query: "a few words"` returns the passages that share the most words with them, best first, with the page\'s outline (headings and their offsets). Both read the same copy of the page as `offset` does, so `offset` set to a match or passage reads on from exactly there, with no new request. Use find when you know the words the page uses, query when you only know the topic (it ranks by shared words, not meaning), offset to read a part whole.',
@@ -39,11 +43,13 @@ export function createWebFetchTool(ctx: Context, config: ToolWebConfig): ToolDef
 
 async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchInput, call: ToolCallContext): Promise<ToolResult> {
   const { request, cappedFrom } = readFetchInput(input, config.fetchMaxChars, policyAllowedDomains(ctx))
+  await checkProvenance(config, request.url, call)
   const fetched = await withDeadline(call, { timeoutMs: config.fetchTimeoutMs, what: 'The web fetch', hint: FETCH_TIMEOUT_HINT }, ({ providerCall, race }) =>
     race(ctx.web.fetch(request, providerCall)).catch((error: unknown) => {
       throw cleanErrorMessage(error)
     }),
   )
+  await recordFetched(config, request.url, fetched, call)
   // The cap is said where programs (PTC code) look as well as in the text.
   const document: FetchedDocument =
     cappedFrom === undefined ? fetched : { ...fetched, warnings: [...(fetched.warnings ?? []), capNote(cappedFrom, request.maxChars)] }

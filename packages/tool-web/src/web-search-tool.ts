@@ -8,6 +8,7 @@ import { CITE_LINE, describeFailure, renderSearch } from './render-search.js'
 import { type WebSearchInput, readSearchInput, webSearchInputSchema } from './search-input.js'
 import { type QuerySettlement, type WebSearchOutput, buildSearchOutput } from './search-output.js'
 import type { ToolWebConfig } from './tool-web-config.js'
+import { recordSearched } from './provenance-gate.js'
 
 export function webSearchDescription(config: ToolWebConfig): string {
   return [
@@ -49,6 +50,7 @@ async function runWebSearch(ctx: Context, config: ToolWebConfig, input: WebSearc
   )
 
   const output = buildSearchOutput(request, settled)
+  await recordSearched(config, output, call)
   if (output.failures.length === queries.length) return allFailed(output)
 
   const limited = await limitOutput(renderSearch(output), { threshold: config.outputThreshold, save: saveOutput('web_search', call) })

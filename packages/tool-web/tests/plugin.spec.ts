@@ -17,7 +17,10 @@ describe('dsh-tool-web plugin', () => {
       fetchTimeoutMs: 30_000,
       fetchMaxChars: 20_000,
       outputThreshold: 50_000,
+      provenance: 'off',
+      provenanceSameOrigin: false,
     })
+    assert.throws(() => toolWeb.Config({ provenance: 'strict' as any }))
     assert.equal(toolWeb.Config({ fetchMaxChars: 100_000 }).fetchMaxChars, 100_000)
     assert.throws(() => toolWeb.Config({ fetchMaxChars: 100_001 }))
     assert.throws(() => toolWeb.Config({ searchMaxQueries: 0 }))

@@ -32,6 +32,7 @@ export const WEB_ERROR_MESSAGES = {
   WEB_HTTP_STATUS: 'The server answered with an error status.',
   WEB_PAGE_WALLED: 'The site answered with a wall (a bot check or a sign-in) instead of the page.',
   WEB_ARTIFACT_WRITE_FAILED: 'The complete content could not be written to an artifact file.',
+  WEB_URL_NOT_IN_CONTEXT: 'The URL was not seen in this session (a search result, a link of a page read here, or a URL the user gave); search for it, or ask the user to paste the URL.',
 } as const
 
 export type WebErrorCode = keyof typeof WEB_ERROR_MESSAGES
@@ -77,10 +78,10 @@ const RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set([
 /**
  * Codes that say no repetition of the same request helps, whatever status came
  * with them: a refused key, an account out of quota (OpenAI and Brave send it
- * as 429, the rate limit's status) and a rejected argument stay so until a
- * person changes something.
+ * as 429, the rate limit's status), a rejected argument and a URL the session
+ * never saw stay so until a person (or a search) changes something.
  */
-const NEVER_RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set(['WEB_PROVIDER_AUTH_FAILED', 'WEB_PROVIDER_QUOTA_EXHAUSTED', 'INVALID_ARGUMENT'])
+const NEVER_RETRYABLE_CODES: ReadonlySet<WebErrorCode> = new Set(['WEB_PROVIDER_AUTH_FAILED', 'WEB_PROVIDER_QUOTA_EXHAUSTED', 'INVALID_ARGUMENT', 'WEB_URL_NOT_IN_CONTEXT'])
 
 /** Whether an HTTP status says that the same request may succeed later. */
 function isRetryableStatus(status: number): boolean {

@@ -34,6 +34,7 @@ describe('WebError', () => {
     WEB_HTTP_STATUS: 'The server answered with an error status.',
     WEB_PAGE_WALLED: 'The site answered with a wall (a bot check or a sign-in) instead of the page.',
     WEB_ARTIFACT_WRITE_FAILED: 'The complete content could not be written to an artifact file.',
+    WEB_URL_NOT_IN_CONTEXT: 'The URL was not seen in this session (a search result, a link of a page read here, or a URL the user gave); search for it, or ask the user to paste the URL.',
   }
 
   it('has exactly the closed set of codes', () => {

@@ -130,6 +130,8 @@ export async function invokeTool(composition: Composition, options: GlobalOption
   const tools = service<ToolsService>(composition, 'tools')
   const sessions = service<SessionService>(composition, 'session')
   const session = options.session ? await sessions.open(options.session, { create: true }) : await sessions.create()
+  // What the operator typed is the user's: the URLs in it (dsh fetch URL, dsh call's input, run-code's code) pass web_fetch's provenance gate.
+  session.seenUrls?.declareUserUrls(JSON.stringify(input) ?? '')
   const controller = new AbortController()
   const onSignal = () => controller.abort(new Error('Interrupted'))
   process.once('SIGINT', onSignal)

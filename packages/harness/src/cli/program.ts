@@ -17,7 +17,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 /** Options of every command that boots a composition. */
 function withBootOptions(command: Command, json = true): Command {
   command
-    .option('--preset <name>', 'add presets/NAME.cordis.yml of the config folder (standard, web, ptc, render, minimal)')
+    .option('--preset <name>', 'add presets/NAME.cordis.yml of the config folder (standard, web, ptc, render, provenance, minimal)')
     .option('--config <file|name>', 'add an overlay: a file, or the name of a shipped one (anthropic-search, brave-search, exa-search, gemini-search, openai-search, perplexity-search, redis-state, searxng-search, tavily-search); repeatable, applied in order', collect)
     .option('--config-dir <dir>', 'the config folder: base.cordis.yml and presets/ (default: $DSH_CONFIG_DIR, else the one shipped in dsh-harness)')
     .option('--private-host <host-or-cidr>', 'trust a non-public host or range for fetches (repeatable; an operator setting of the fetch row, never the model\'s)', collect)

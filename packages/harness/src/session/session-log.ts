@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { EventVisibility, JsonValue, SessionEvent, SessionHandle } from 'dsh-host'
+import type { EventVisibility, JsonValue, SeenUrls, SessionEvent, SessionHandle } from 'dsh-host'
 import { DEFAULT_LOCK_TIMEOUT_MS, withFileLock } from '../file-lock.js'
 import { ensurePrivateFolder, openPrivateFile, syncFolder } from 'dsh-host'
 import { assertPrivateHome } from '../private-home.js'
@@ -35,6 +35,8 @@ export interface SessionLogOptions {
   lockTimeoutMs?: number
   /** Told of each event once it is on disk (what it throws is ignored). */
   onAppend?(event: SessionEvent): void
+  /** The session's seen URLs (the provenance gate's), shared by every handle of the id in this process. */
+  seenUrls?: SeenUrls
 }
 
 /**
@@ -71,6 +73,7 @@ export class Session implements SessionHandle {
   readonly maxEventBytes: number
   readonly lockTimeoutMs: number
   private readonly onAppend?: (event: SessionEvent) => void
+  readonly seenUrls?: SeenUrls
   private queue: Promise<unknown> = Promise.resolve()
 
   private constructor(readonly id: string, readonly dir: string, options: SessionLogOptions) {
@@ -78,6 +81,7 @@ export class Session implements SessionHandle {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES
     this.lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
     this.onAppend = options.onAppend
+    this.seenUrls = options.seenUrls
   }
 
   /** Opens the session `id` under `<home>/sessions`, creating it when `create` allows. */

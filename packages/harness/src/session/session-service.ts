@@ -1,7 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Context, Service } from 'cordis'
-import type { SessionEvent, SessionsService } from 'dsh-host'
+import { BoundedSeenUrls, type SeenUrls, type SessionEvent, type SessionsService } from 'dsh-host'
 import { assertPrivateHome } from '../private-home.js'
 import { DEFAULT_LEASE_MS, DEFAULT_LOCK_TIMEOUT_MS } from '../file-lock.js'
 import { type LogReport, readLog } from './log-reader.js'
@@ -13,6 +13,8 @@ export interface SessionConfig extends SessionLogOptions {
   home: string
   /** How long a session this process opened stays held without a renewal (renewed every third of it while the process runs). */
   leaseMs?: number
+  /** How many URLs each session's seen-URL set keeps before it drops the oldest (default SEEN_URLS_MAX). */
+  seenUrlsMax?: number
 }
 
 declare module 'cordis' {
@@ -26,6 +28,13 @@ declare module 'cordis' {
 export class SessionService extends Service<SessionConfig> implements SessionsService {
   readonly root: string
   private readonly leases: SessionLeases
+  /**
+   * Each session's seen URLs, by id, for as long as this process runs: every
+   * handle of a session opened here shares one set. Memory only: another
+   * process opening the session starts with none (its host declares the
+   * user's URLs there again).
+   */
+  private readonly seenUrls = new Map<string, SeenUrls>()
 
   constructor(ctx: Context, config: SessionConfig) {
     super(ctx, 'session', true)
@@ -37,11 +46,14 @@ export class SessionService extends Service<SessionConfig> implements SessionsSe
   /** The composition is closing: the sessions it opened are no longer held. */
   protected override stop(): void {
     this.leases.releaseAll()
+    this.seenUrls.clear()
   }
 
   /** Opens a session and leases it, so `dsh session prune` leaves it alone while this process runs. */
   private async openHeld(id: string, create: boolean): Promise<Session> {
-    const session = await Session.open(this.config.home, id, { ...this.config, create, onAppend: this.announce(id) })
+    let seenUrls = this.seenUrls.get(id)
+    if (!seenUrls) this.seenUrls.set(id, (seenUrls = new BoundedSeenUrls(this.config.seenUrlsMax)))
+    const session = await Session.open(this.config.home, id, { ...this.config, create, onAppend: this.announce(id), seenUrls })
     await this.leases.hold(id, session.dir, session.logPath)
     return session
   }
