@@ -11,7 +11,7 @@
  *   Streamable HTTP client, with a bearer token;
  * - 2 processes: two such children, the calls spread over them in turn as a
  *   round-robin load balancer would.
- * - the two HTTP paths again with the Redis row (`stateStore: redis`, a redis-server
+ * - the two HTTP paths again with the Redis row (dsh-state-redis, a redis-server
  *   started here on loopback): each new page is looked up in Redis and
  *   stored there;
  * - cache hits: pages fetched once beforehand through the first process,
@@ -34,7 +34,7 @@ import { compose } from '../packages/harness/src/compose/boot.js'
 import type { SessionService } from '../packages/harness/src/session/index.js'
 import type { ToolsService } from '../packages/harness/src/tools/index.js'
 import { articleHtml } from '../tests/page-server.js'
-import { RedisServer } from '../packages/cache-redis/tests/redis-server.js'
+import { RedisServer } from '../packages/state-redis/tests/redis-server.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const CLI = join(ROOT, 'packages/cli/dist/dsh.js')
@@ -50,7 +50,7 @@ process.env.DSH_HOME = home
 const overlay = join(home, 'trust-loopback.cordis.yml')
 writeFileSync(overlay, `- id: web-fetch-http\n  config: { privateHosts: ['127.0.0.1'] }\n`)
 const redisOverlay = join(home, 'redis.cordis.yml')
-writeFileSync(redisOverlay, `- id: cache-redis\n  name: dsh-cache-redis\n- id: web\n  config: { stateStore: redis }\n`)
+writeFileSync(redisOverlay, `- id: state-redis\n  name: dsh-state-redis\n`)
 
 const pages = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })

@@ -33,13 +33,13 @@ const LAYERS: Record<string, string[]> = {
   'dsh-web-search-exa': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-web-search-perplexity': ['dsh-host', 'dsh-web', 'dsh-provider-kit'],
   'dsh-tool-web': ['dsh-host', 'dsh-web'],
-  'dsh-cache-redis': ['dsh-host', 'dsh-web'],
+  'dsh-state-redis': ['dsh-host', 'dsh-web'],
   'dsh-run-code': ['dsh-host'],
   'dsh-harness': ['dsh-host'],
   // The MCP server and its commands: on the contract's services, and on the host for booting a command's composition.
   'dsh-mcp': ['dsh-host', 'dsh-harness'],
   // What a user installs: the host and every plugin the shipped compositions name. Nothing depends on it.
-  'dsh-cli': ['dsh-harness', 'dsh-mcp', 'dsh-run-code', 'dsh-web', 'dsh-cache-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
+  'dsh-cli': ['dsh-harness', 'dsh-mcp', 'dsh-run-code', 'dsh-web', 'dsh-state-redis', 'dsh-tool-web', 'dsh-web-fetch-http', 'dsh-web-fetch-browser', 'dsh-web-search-deepseek', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-web-search-brave', 'dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity'],
 }
 
 /** The packages above every plugin, which may depend on the host: the host itself, the MCP server whose commands it runs, and the command that bundles them. */

@@ -104,13 +104,13 @@ describe('dsh CLI', () => {
         { name: 'BRAVE_API_KEY', configured: true, source: 'environment', value: '<redacted>', namedBy: [{ row: 'web-search-brave', key: 'apiKeyEnv' }] },
         { name: 'CORP_PROXY_AUTH', configured: false, namedBy: [{ row: 'web-fetch-http', key: 'proxy.credential' }, { row: 'web-search-brave', key: 'proxy.credential' }] },
         { name: 'DEEPSEEK_API_KEY', configured: false, namedBy: [{ row: 'web-search-deepseek', key: 'apiKeyEnv' }] },
-        { name: 'DSH_REDIS_URL', configured: true, source: 'store', value: '<redacted>', namedBy: [{ row: 'cache-redis', key: 'urlCredential' }] },
+        { name: 'DSH_REDIS_URL', configured: true, source: 'store', value: '<redacted>', namedBy: [{ row: 'state-redis', key: 'urlCredential' }] },
         { name: 'OLD_KEY', configured: true, source: 'store', value: '<redacted>', namedBy: [] },
       ])
       const human = await dsh(args, { home: own, env })
       assert.equal(human.code, 0, human.stderr)
       assert.match(human.stdout, /^CORP_PROXY_AUTH +not set +named by web-fetch-http\.proxy\.credential, web-search-brave\.proxy\.credential$/m)
-      assert.match(human.stdout, /^DSH_REDIS_URL +store +<redacted> +named by cache-redis\.urlCredential$/m)
+      assert.match(human.stdout, /^DSH_REDIS_URL +store +<redacted> +named by state-redis\.urlCredential$/m)
       assert.match(human.stdout, /^OLD_KEY +store +<redacted> +named by no row$/m)
       for (const output of [listed.stdout, listed.stderr, human.stdout, human.stderr]) assert.doesNotMatch(output, /secret/)
     } finally {

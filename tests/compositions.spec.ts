@@ -63,7 +63,6 @@ describe('shipped compositions', () => {
     assert.deepEqual(rows.web.config, {
       searchProvider: 'deepseek-official',
       fetchProvider: 'http',
-      stateStore: 'memory',
       stateTimeoutMs: 250,
       stateRetryMs: 2000,
       memoryMaxBytes: 50 * 1024 * 1024,

@@ -27,7 +27,7 @@ describe('docs kept true by the code', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'docs', 'config'], { cwd: ROOT, env: { ...process.env, DSH_HOME: '' } })
     const committed = await readFile(join(ROOT, 'docs/config.md'), 'utf8')
     assert.equal(committed, stdout, 'docs/config.md is stale: run `npx -y pnpm@12.4.2 docs:config`')
-    for (const key of ['`privateHosts`', '`proxy.url`', '`apiKeyEnv`', '## dsh-web-search-brave', '## dsh-cache-redis', '`OPENAI_SEARCH_BASE_URL`', '`OPENAI_BASE_URL`']) assert.ok(committed.includes(key), key)
+    for (const key of ['`privateHosts`', '`proxy.url`', '`apiKeyEnv`', '## dsh-web-search-brave', '## dsh-state-redis', '`OPENAI_SEARCH_BASE_URL`', '`OPENAI_BASE_URL`']) assert.ok(committed.includes(key), key)
   })
 
   it('docs/events.md documents every session event type the packages write', async () => {

@@ -10,8 +10,8 @@ import { access, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { RedisConnection } from 'dsh-cache-redis'
-import { RedisServer } from '../packages/cache-redis/tests/redis-server.js'
+import { RedisConnection } from 'dsh-state-redis'
+import { RedisServer } from '../packages/state-redis/tests/redis-server.js'
 import { hashToken } from '../packages/mcp/src/token-store.js'
 import { dsh, onlyJson, ROOT, tempHome } from './helpers.js'
 import { connect, HttpDsh } from './mcp-http-process.js'
@@ -44,10 +44,7 @@ describe('MCP tokens on the shared state store (two homes, one Redis)', () => {
       const stored = await dsh(['credentials', 'set', 'DSH_REDIS_URL'], { home, input: `redis://:${PASSWORD}@127.0.0.1:${redis.port}/0` })
       assert.equal(stored.code, 0, stored.stderr)
     }
-    // A generous stateTimeoutMs: a loaded machine must not turn a slow answer into a 503 here.
-    const slack = join(homes[0]!, 'slack.cordis.yml')
-    await writeFile(slack, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis, stateTimeoutMs: 2000 }\n')
-    config = ['--config', join(ROOT, 'config/overlays/redis-state.cordis.yml'), '--config', slack]
+    config = ['--config', join(ROOT, 'config/overlays/redis-state.cordis.yml')]
   })
   after(async () => {
     for (const client of clients) await client.close().catch(() => {})
@@ -137,11 +134,15 @@ describe('MCP tokens on the shared state store (two homes, one Redis)', () => {
     }
   })
 
-  it('a web row naming a state store that no row registers is an error for the token commands, not the file store', async () => {
-    const overlay = join(homes[1]!, 'no-store.cordis.yml')
-    await writeFile(overlay, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis }\n')
-    const listed = await dsh(['mcp', 'token', 'list', '--config', overlay], { home: homes[1]! })
-    assert.equal(listed.code, 1)
-    assert.match(listed.stderr, /The web row names the state store "redis" \(stateStore\), which no row registers, so the MCP tokens have no store: mount its row/)
+  it('the tokens follow the state row, not the web row: an overlay that replaces the web row keeps them on Redis; without the state row they are the home\'s file', async () => {
+    const overlay = join(homes[1]!, 'other-web.cordis.yml')
+    await writeFile(overlay, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, memoryMaxBytes: 1024 }\n')
+    const created = await dsh(['mcp', 'token', 'create', 'web-row-replaced', ...config, '--config', overlay], { home: homes[1]! })
+    assert.equal(created.code, 0, created.stderr)
+    const listed = await dsh(['mcp', 'token', 'list', '--json', ...config], { home: homes[0]! })
+    assert.match(listed.stdout, /"web-row-replaced"/, 'on Redis, seen through the other home')
+    const own = await dsh(['mcp', 'token', 'list', '--json'], { home: homes[1]! })
+    assert.equal(own.code, 0, own.stderr)
+    assert.doesNotMatch(own.stdout, /web-row-replaced/, 'not in the home\'s file')
   })
 })

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { MemoryStateStore, SharedState } from 'dsh-web'
-import { SharedTokenStore, TOKEN_RECORDS } from '../packages/mcp/src/shared-token-store.js'
+import { MemoryStateStore } from 'dsh-web'
+import { RECORDS_TIMEOUT_MS, SharedTokenStore, TOKEN_RECORDS } from '../packages/mcp/src/shared-token-store.js'
 import { parseLifetime } from 'dsh-harness/cli'
 import { FileTokenStore, hashToken } from '../packages/mcp/src/token-store.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
@@ -150,11 +150,10 @@ describe('FileTokenStore', () => {
   })
 })
 
-describe('SharedTokenStore (over ctx.web.state records; on Redis in mcp-tokens-shared.spec.ts)', () => {
-  /** One store of records, as every process on one Redis sees it: a real SharedState over a real in-process store. */
+describe('SharedTokenStore (over ctx.stateStore records; on Redis in mcp-tokens-shared.spec.ts)', () => {
+  /** One store of records, as every process on one Redis sees it: a real in-process store. */
   function records() {
-    const memory = new MemoryStateStore(1024)
-    return new SharedState({ selected: () => ({ id: 'memory', store: memory }), memory, timeoutMs: 1000, retryAfterFailureMs: 1000 })
+    return new MemoryStateStore(1024)
   }
 
   it('gives one token and one MCP_TOKEN_EXISTS when two writers create the same name at once (compare-and-set, then again)', async () => {
@@ -176,5 +175,25 @@ describe('SharedTokenStore (over ctx.web.state records; on Redis in mcp-tokens-s
     const state = records()
     await state.replaceRecord(TOKEN_RECORDS, 'broken', undefined, '{"name":"broken"}')
     await assert.rejects(new SharedTokenStore(state).check('dsh_x'), (error: any) => error.code === 'MCP_TOKEN_STORE_DAMAGED' && /The token record "broken"/.test(error.message))
+  })
+
+  it('a store that never answers fails every check and change at RECORDS_TIMEOUT_MS with MCP_TOKEN_STORE_UNAVAILABLE naming the store, and is asked again each time', async () => {
+    let asked = 0
+    const silent = {
+      id: 'silent',
+      describe: () => 'nowhere',
+      ping: () => new Promise<void>(() => {}),
+      read: () => new Promise<string | undefined>(() => {}),
+      write: () => new Promise<void>(() => {}),
+      consume: () => new Promise<never>(() => {}),
+      enter: () => new Promise<never>(() => {}),
+      readRecords: () => ((asked++), new Promise<Record<string, string>>(() => {})),
+      replaceRecord: () => ((asked++), new Promise<boolean>(() => {})),
+    }
+    const tokens = new SharedTokenStore(silent)
+    const unavailable = (error: any) => error.code === 'MCP_TOKEN_STORE_UNAVAILABLE' && new RegExp(`cannot read the records "mcp-tokens": the state store "silent" \\(nowhere\\) is not answering \\(no answer within ${RECORDS_TIMEOUT_MS} ms\\)`).test(error.message)
+    await assert.rejects(tokens.check('dsh_x'), unavailable)
+    await assert.rejects(tokens.create('agents'), unavailable)
+    assert.equal(asked, 2, 'asked again, never a cached answer')
   })
 })

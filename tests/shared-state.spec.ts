@@ -10,7 +10,7 @@ import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { RedisServer } from '../packages/cache-redis/tests/redis-server.js'
+import { RedisServer } from '../packages/state-redis/tests/redis-server.js'
 import { dsh, tempHome } from './helpers.js'
 import { connect, createToken, HttpDsh } from './mcp-http-process.js'
 import { articleHtml } from './page-server.js'
@@ -64,11 +64,11 @@ describe('two dsh mcp --http processes sharing one Redis', () => {
     const stored = await dsh(['credentials', 'set', 'DSH_REDIS_URL'], { home, input: `redis://:redis-test-password@127.0.0.1:${redis.port}/0` })
     assert.equal(stored.code, 0, stored.stderr)
     overlay = join(home, 'shared.cordis.yml')
-    await writeFile(overlay, `- id: cache-redis
-  name: dsh-cache-redis
+    await writeFile(overlay, `- id: state-redis
+  name: dsh-state-redis
 - id: web
   # A generous stateTimeoutMs: a loaded machine must not turn a slow answer into a note here.
-  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis, stateRetryMs: 200, stateTimeoutMs: 2000 }
+  config: { searchProvider: deepseek-official, fetchProvider: http, stateRetryMs: 200, stateTimeoutMs: 2000 }
 ${fetchRow()}`)
     // Without tokens (loopback, --no-auth): with the Redis row the tokens are on Redis too, and while it is
     // down a token cannot be checked and is refused with 503 (mcp-tokens-shared.spec.ts); this suite shows
@@ -131,7 +131,7 @@ ${fetchRow()}`)
     assert.equal(limited.isError, false)
     assert.match(limited.content[0].text, /the limit of the site per-second\.test was counted in this process only/)
     const doctor = await dsh(['doctor', '--preset', 'standard', '--config', overlay], { home })
-    assert.match(doctor.stdout, /warn web\.stateStore: stateStore "redis" at redis:\/\/127\.0\.0\.1:\d+\/0 does not answer \(cannot connect to .+\): calls run without the shared cache, count limits in each process only, and say so in their notes/)
+    assert.match(doctor.stdout, /warn stateStore: the state store "redis" at redis:\/\/127\.0\.0\.1:\d+\/0 does not answer \(cannot connect to .+\): web calls run without the shared cache, count limits in each process only and say so, and the MCP token checks refuse every request/)
     assert.doesNotMatch(doctor.stdout, /redis-test-password/)
 
     await redis.start()
@@ -141,7 +141,7 @@ ${fetchRow()}`)
     assert.doesNotMatch(fetched.content[0].text, /is not answering/)
     assert.equal((await fetchPage(clients[0]!, url)).structuredContent.provenance.cacheHit, true)
     const healthy = await dsh(['doctor', '--preset', 'standard', '--config', overlay], { home })
-    assert.match(healthy.stdout, /ok {3}web\.stateStore: stateStore "redis" at redis:\/\/127\.0\.0\.1:\d+\/0 answers/)
+    assert.match(healthy.stdout, /ok {3}stateStore: the state store "redis" at redis:\/\/127\.0\.0\.1:\d+\/0 answers/)
   })
 })
 
@@ -176,11 +176,8 @@ describe('two dsh mcp --http processes without the Redis row', () => {
     assert.equal(pages.requests.length, 2)
   })
 
-  it('dsh doctor fails a web row that names the redis store when no row registers it', async () => {
-    const overlay = join(home, 'no-store.cordis.yml')
-    await writeFile(overlay, '- id: web\n  config: { searchProvider: deepseek-official, fetchProvider: http, stateStore: redis }\n')
-    const doctor = await dsh(['doctor', '--preset', 'standard', '--config', overlay], { home })
-    assert.equal(doctor.code, 1)
-    assert.match(doctor.stdout, /fail web\.stateStore: stateStore "redis" is not registered \(registered: memory\): calls run without the shared cache and count limits per process\n {7}fix: mount the row of the "redis" store/)
+  it('dsh doctor says, without a state row, that the state is each process\'s own and where the MCP tokens are', async () => {
+    const doctor = await dsh(['doctor', '--preset', 'standard', '--offline'], { home })
+    assert.match(doctor.stdout, /ok {3}stateStore: no state row: the fetch and search cache and the limits are this process's own, and the MCP tokens are kept in \$DSH_HOME\/mcp-tokens\.json/)
   })
 })

@@ -115,7 +115,7 @@ describe('dsh-cli installed with npm install -g from its one tarball (scripts/pa
   })
 
   it('names every shipped overlay without a path from an empty folder, and dsh docs config documents the optional providers they mount', async () => {
-    const mounts: Record<string, string> = { 'anthropic-search': 'web-search-anthropic', 'gemini-search': 'web-search-gemini', 'brave-search': 'web-search-brave', 'openai-search': 'web-search-openai', 'searxng-search': 'web-search-searxng', 'redis-state': 'cache-redis', 'tavily-search': 'web-search-tavily', 'exa-search': 'web-search-exa', 'perplexity-search': 'web-search-perplexity' }
+    const mounts: Record<string, string> = { 'anthropic-search': 'web-search-anthropic', 'gemini-search': 'web-search-gemini', 'brave-search': 'web-search-brave', 'openai-search': 'web-search-openai', 'searxng-search': 'web-search-searxng', 'redis-state': 'state-redis', 'tavily-search': 'web-search-tavily', 'exa-search': 'web-search-exa', 'perplexity-search': 'web-search-perplexity' }
     for (const [overlay, row] of Object.entries(mounts)) {
       const composition = json(await dsh(['compose', '--json', '--config', overlay]))
       assert.equal(composition.layers.at(-1), join(harness, 'config', 'overlays', `${overlay}.cordis.yml`))
@@ -123,7 +123,7 @@ describe('dsh-cli installed with npm install -g from its one tarball (scripts/pa
     }
     const reference = await dsh(['docs', 'config'])
     assert.equal(reference.code, 0, reference.stderr)
-    for (const name of ['dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-brave', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-cache-redis', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity']) assert.match(reference.stdout, new RegExp(`## ${name}\\n`))
+    for (const name of ['dsh-web-search-anthropic', 'dsh-web-search-gemini', 'dsh-web-search-brave', 'dsh-web-search-openai', 'dsh-web-search-searxng', 'dsh-state-redis', 'dsh-web-search-tavily', 'dsh-web-search-exa', 'dsh-web-search-perplexity']) assert.match(reference.stdout, new RegExp(`## ${name}\\n`))
   })
 
   it('serves the tools over MCP on stdio: tools/list from the installed bin', async () => {

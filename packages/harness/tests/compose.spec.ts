@@ -46,8 +46,8 @@ describe('composition loader', () => {
     try {
       const rows = Object.fromEntries(composition.rows().map((row) => [row.id, row]))
       // The personal overlay replaced web's config as a whole: fetchProvider is gone (the seam has no default; dsh compose warns).
-      const { searchProvider, fetchProvider, stateStore } = rows.web.config as Record<string, unknown>
-      assert.deepEqual({ searchProvider, fetchProvider, stateStore }, { searchProvider: 'openai-official', fetchProvider: undefined, stateStore: 'memory' })
+      const { searchProvider, fetchProvider, memoryMaxBytes } = rows.web.config as Record<string, unknown>
+      assert.deepEqual({ searchProvider, fetchProvider, memoryMaxBytes }, { searchProvider: 'openai-official', fetchProvider: undefined, memoryMaxBytes: 50 * 1024 * 1024 })
       assert.equal(rows.web.configFrom, join(home, 'cordis.yml'))
       assert.equal(rows.credentials.status, 'disabled')
       assert.equal(composition.ctx.get('credentials'), undefined)

@@ -3,11 +3,13 @@
  * them. Types, service interfaces and small helpers only; it imports nothing
  * from any package above it. A harness that implements `ctx.tools`,
  * `ctx.session` and `ctx.credentials` (and optionally `ctx.network`) as
- * declared here can mount every plugin of the family.
+ * declared here can mount every plugin of the family; `ctx.stateStore`, the
+ * state processes share, is declared here and provided by a row of its own.
  */
 import type { CredentialsService } from './credentials.js'
 import type { NetworkPolicyService } from './network.js'
 import type { SessionsService } from './session.js'
+import type { StateStore } from './state-store.js'
 import type { ToolInfo, ToolPreExecute, ToolsService } from './tools.js'
 
 import type {} from 'cordis'
@@ -20,6 +22,8 @@ declare module 'cordis' {
     session: SessionsService
     credentials: CredentialsService
     network: NetworkPolicyService
+    /** The shared state, when a row provides it (dsh-state-redis); absent: each consumer keeps its state in its process. */
+    stateStore: StateStore
   }
   interface Events {
     /** Return a reason to refuse the call before it runs; the model sees the reason. */
@@ -61,5 +65,5 @@ export { UnknownConfigKeyError, describeUnknownKeys, findUnknownKeys, objectFiel
 export type { ConfigSchemaShape } from './config-keys.js'
 export { BoundedSeenUrls, SEEN_URL_MAX_CHARS, SEEN_URLS_MAX, USER_TEXT_MAX_CHARS, USER_URLS_MAX, originOf, provenanceKey, urlsInText } from './seen-urls.js'
 export type { SeenUrls, SeenUrlSource, SeenUrlsDropped, UserUrlsDeclared } from './seen-urls.js'
-export { sharedRecordsOf } from './shared-records.js'
-export type { SharedRecords, SharedRecordsLocation } from './shared-records.js'
+export { admittedSlot, type Admission, type LimitRule, type RateRule, type SlotAdmission, type StateStore } from './state-store.js'
+export { within } from './within.js'

@@ -94,7 +94,7 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
   try {
     const [{ mcpServices }, { McpHttpServer }, { OAuthVerifier }] = await Promise.all([import('./mcp-server.js'), import('./http-server.js'), import('./oauth-verifier.js')])
     const { tools, sessions } = mcpServices(composition.ctx)
-    const tokens = noAuth ? null : selectTokenStore(composition.ctx.get('web'), defaultHome())
+    const tokens = noAuth ? null : selectTokenStore(composition.ctx.get('stateStore'), defaultHome())
     const auth = tokens ? { tokens, log: io.err, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null
     const server = new McpHttpServer({ tools, sessions, ctx: composition.ctx, host, port, auth, limits, allowedHosts, allowedOrigins: flags.allowedOrigin ?? [], log: io.err })
     if (tokens) io.err(`dsh mcp: tokens are checked at every request in ${tokens.describe()}`)

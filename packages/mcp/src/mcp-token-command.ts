@@ -22,7 +22,7 @@ export async function runMcpToken(options: GlobalOptions, args: string[], flags:
   const expiresAt = flags.expires === undefined ? undefined : new Date(Date.now() + parseLifetime(flags.expires, '--expires'))
   const composition = await boot(options, io, { prefix: 'dsh mcp token' })
   try {
-    const store = selectTokenStore(composition.ctx.get('web'), defaultHome())
+    const store = selectTokenStore(composition.ctx.get('stateStore'), defaultHome())
     return await runAction(store, action!, name, expiresAt, flags.json, io)
   } finally {
     await composition.dispose()

@@ -1,4 +1,4 @@
-import type { SharedRecords } from 'dsh-host'
+import { type StateStore, within } from 'dsh-host'
 import { assertTokenName, checkRecords, isRecord, newToken, type TokenCheck, TokenError, tokenExists, type TokenRecord, type TokenStore } from './token-store.js'
 
 /** The map of records the tokens are kept in (on Redis: the hash `<keyPrefix>records:mcp-tokens`). */
@@ -8,8 +8,16 @@ export const TOKEN_RECORDS = 'mcp-tokens'
 const ATTEMPTS = 8
 
 /**
- * The tokens in the composition's shared state store (dsh-host's
- * SharedRecords, which ctx.web.state implements over Redis): one record per
+ * A store answer slower than this fails the token check (503: fail
+ * closed). Longer than the seam's cache timeout: a cache is skipped when
+ * slow, a token check cannot be, and a loaded machine must not refuse every
+ * request for a slow answer.
+ */
+export const RECORDS_TIMEOUT_MS = 2000
+
+/**
+ * The tokens in the composition's shared state store (ctx.stateStore, the
+ * dsh-state-redis row), as records: one record per
  * name, the same `TokenRecord` as the file store (a hash, never the token).
  * Every machine on the store reads the same records, so a token created or
  * revoked through any of them holds for every `dsh mcp --http` from its next
@@ -19,11 +27,10 @@ const ATTEMPTS = 8
  * fallback to a local copy that would not know of a revocation.
  */
 export class SharedTokenStore implements TokenStore {
-  constructor(private readonly records: SharedRecords) {}
+  constructor(private readonly store: StateStore) {}
 
   describe(): string {
-    const where = this.records.recordsLocation()
-    return `the shared state store "${where.storeId}" (${where.location ?? 'not registered'}), records "${TOKEN_RECORDS}"`
+    return `the shared state store "${this.store.id}" (${this.store.describe()}), records "${TOKEN_RECORDS}"`
   }
 
   async create(name: string, options: { expiresAt?: Date } = {}): Promise<{ token: string; record: TokenRecord }> {
@@ -56,9 +63,9 @@ export class SharedTokenStore implements TokenStore {
   private async read(): Promise<Map<string, { text: string; record: TokenRecord }>> {
     let entries: Record<string, string>
     try {
-      entries = await this.records.readRecords(TOKEN_RECORDS)
+      entries = await within(this.store.readRecords(TOKEN_RECORDS), RECORDS_TIMEOUT_MS)
     } catch (error) {
-      throw this.unavailable(error)
+      throw this.unavailable(`cannot read the records "${TOKEN_RECORDS}"`, error)
     }
     const read = new Map<string, { text: string; record: TokenRecord }>()
     for (const [name, text] of Object.entries(entries)) {
@@ -84,17 +91,18 @@ export class SharedTokenStore implements TokenStore {
       if (record === current?.record) return record
       let replaced: boolean
       try {
-        replaced = await this.records.replaceRecord(TOKEN_RECORDS, name, current?.text, JSON.stringify(record))
+        replaced = await within(this.store.replaceRecord(TOKEN_RECORDS, name, current?.text, JSON.stringify(record)), RECORDS_TIMEOUT_MS)
       } catch (error) {
-        throw this.unavailable(error)
+        throw this.unavailable(`cannot write a record of "${TOKEN_RECORDS}"`, error)
       }
       if (replaced) return record
     }
     throw new TokenError('MCP_TOKEN_STORE_UNAVAILABLE', `The token "${name}" in ${this.describe()} changed under every one of ${ATTEMPTS} attempts to change it (other writers); try again.`)
   }
 
-  private unavailable(error: unknown): TokenError {
-    const reason = (error as Error)?.message ?? String(error)
-    return new TokenError('MCP_TOKEN_STORE_UNAVAILABLE', `The MCP tokens cannot be checked or changed: ${reason}. They are kept in the composition's shared state store (the web row's stateStore); start it, or check the credentials its row names (dsh doctor says more).`, { cause: error })
+  private unavailable(what: string, error: unknown): TokenError {
+    const reason = String((error as Error)?.message ?? error).replace(/\s+/g, ' ').trim() || 'no reason given'
+    return new TokenError('MCP_TOKEN_STORE_UNAVAILABLE', `The MCP tokens cannot be checked or changed: ${what}: the state store "${this.store.id}" (${this.store.describe()}) is not answering (${reason}). They are kept in the composition's shared state store (its state row, e.g. dsh-state-redis); start it, or check the credentials its row names (dsh doctor says more).`, { cause: error })
   }
+
 }

@@ -1,4 +1,5 @@
 import type { Browser, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core'
+import { within } from 'dsh-host'
 import type { RedirectHop } from 'dsh-web'
 import { WebError, redactUrl } from 'dsh-web'
 import type { BrowserEnd } from './chromium-process.js'
@@ -83,13 +84,6 @@ async function readDom(page: Page): Promise<string> {
     if (!/Execution context was destroyed|Cannot find context/.test((error as Error)?.message ?? '')) throw error
     return await page.content()
   }
-}
-
-/** Rejects after `ms` with `error`, so that a hung protocol call ends at the deadline. */
-function within<T>(work: Promise<T>, ms: number, error: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const expiry = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), Math.max(0, ms))))
-  return Promise.race([work, expiry]).finally(() => clearTimeout(timer))
 }
 
 /** The refusal the proxy recorded for the page's own URL (its first hop, or one a redirect led to), as an error to throw. */

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
 import { type ProxySource, parseProxyUrl, readProxySettings } from 'dsh-host'
-import { MEMORY_STORE_ID, MemoryStateStore, SharedState, WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
-import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, LimitRule, ProviderCall } from 'dsh-web'
-import type { ArtifactRef, JsonValue, SessionHandle } from 'dsh-host'
+import { MemoryStateStore, SharedState, WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
+import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, ProviderCall } from 'dsh-web'
+import type { ArtifactRef, JsonValue, LimitRule, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type EgressOptions, PinnedAgents, type VettedDestination, transportError, withFixedAnswers } from 'dsh-web-egress'
 import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, OUTCOME_HEADERS, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, viewPage } from 'dsh-web-readers'
 import { classifyBody, classifyContentType, essence } from './content-type.js'
@@ -107,7 +107,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT
   const ownMemory = options.state ? undefined : new MemoryStateStore(positive(options.cacheMaxBytes, 50 * 1024 * 1024, 'cacheMaxBytes'))
   const ownState = ownMemory
-    ? new SharedState({ selected: () => ({ id: MEMORY_STORE_ID, store: ownMemory }), memory: ownMemory, timeoutMs: 1000, retryAfterFailureMs: 1000 })
+    ? new SharedState({ selected: () => ownMemory, memory: ownMemory, timeoutMs: 1000, retryAfterFailureMs: 1000 })
     : undefined
   const state = options.state ?? (() => ownState!)
   const cache = new DocumentCache(state, positive(options.cacheTtlMs, 10 * 60_000, 'cacheTtlMs'), trustFingerprint([

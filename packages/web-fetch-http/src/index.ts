@@ -1,6 +1,6 @@
 import { type Context, Schema } from 'cordis'
-import { refuseUnknownKeys } from 'dsh-host'
-import { type LimitRule, LimitRuleSchema, resolveCredential } from 'dsh-web'
+import { type LimitRule, refuseUnknownKeys } from 'dsh-host'
+import { LimitRuleSchema, resolveCredential } from 'dsh-web'
 import type { ProxyOptions } from 'dsh-web-egress'
 import { type HttpFetcherOptions, createHttpFetcher } from './http-fetcher.js'
 
@@ -42,8 +42,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   timeoutMs: Schema.natural().role('ms').min(1).default(30_000).description('Deadline of a whole fetch: connection, redirects and body.'),
   maxRedirects: Schema.natural().max(20).default(5).description('Redirects followed at most; each hop is vetted again.'),
   userAgent: Schema.string().description('User-Agent header sent with every request.'),
-  cacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a converted document is kept for paging and answers other calls, in the web row\'s stateStore (0 keeps none).'),
-  limitPerDomain: LimitRuleSchema.description('The limit of every site (registrable domain, e.g. example.co.uk): requests per interval and requests at once, counted across every process on the web row\'s stateStore. A fetch over it waits within its deadline, or ends with WEB_RATE_LIMITED.'),
+  cacheTtlMs: Schema.natural().role('ms').default(10 * 60_000).description('How long a converted document is kept for paging and answers other calls, in the seam\'s shared state (this process, or ctx.stateStore when a row provides it; 0 keeps none).'),
+  limitPerDomain: LimitRuleSchema.description('The limit of every site (registrable domain, e.g. example.co.uk): requests per interval and requests at once, counted across every process on the shared state store (ctx.stateStore, e.g. the dsh-state-redis row). A fetch over it waits within its deadline, or ends with WEB_RATE_LIMITED.'),
   limitPerDomainOverrides: Schema.dict(LimitRuleSchema).default({}).description('Limits of named sites instead of limitPerDomain, by registrable domain or address, e.g. { "example.com": { requests: 1, intervalSeconds: 1 } }.'),
   artifactThreshold: Schema.natural().default(200_000).description('Converted text longer than this many characters is also written whole to an artifact file.'),
   extractTimeoutMs: Schema.natural().role('ms').min(1).default(15_000).description('Deadline for turning one page into text.'),

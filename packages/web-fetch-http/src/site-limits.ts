@@ -1,4 +1,5 @@
-import type { LimitRule, Release, SharedState } from 'dsh-web'
+import type { LimitRule } from 'dsh-host'
+import type { Release, SharedState } from 'dsh-web'
 
 /** tldts (the Public Suffix List, 220 kB of code), imported on the first limited request: a fetcher without limits never loads it. */
 let tldts: Promise<typeof import('tldts')> | undefined

@@ -6,7 +6,7 @@
 // fetcher's trust, its route).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { MEMORY_STORE_ID, MemoryStateStore, SharedState } from 'dsh-web'
+import { MemoryStateStore, SharedState } from 'dsh-web'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, refusal, signal, startServer } from './helpers.js'
 import { type Tinyproxy, freePort, startTinyproxy, tinyproxyMissing } from '../../../tests/support/tinyproxy.js'
@@ -14,7 +14,7 @@ import { type Tinyproxy, freePort, startTinyproxy, tinyproxyMissing } from '../.
 /** One in-memory store shared by every fetcher given it, as a Redis store is shared by processes. */
 function sharedStore(): () => SharedState {
   const store = new MemoryStateStore(10 * 1024 * 1024)
-  const state = new SharedState({ selected: () => ({ id: MEMORY_STORE_ID, store }), memory: store, timeoutMs: 1000, retryAfterFailureMs: 1000 })
+  const state = new SharedState({ selected: () => store, memory: store, timeoutMs: 1000, retryAfterFailureMs: 1000 })
   return () => state
 }
 

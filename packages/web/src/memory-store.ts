@@ -1,5 +1,5 @@
 import { BoundedCache } from './bounded-cache.js'
-import type { Admission, RateRule, SlotAdmission, StateStore } from './state-store.js'
+import { type Admission, admittedSlot, type RateRule, type SlotAdmission, type StateStore } from 'dsh-host'
 
 export const MEMORY_STORE_ID = 'memory'
 
@@ -9,7 +9,7 @@ const SLOT_POLL_MS = 10
 /**
  * The in-process store: the cache bounded by bytes, the request counts in
  * fixed windows that start at a bucket's first request (as
- * rate-limiter-flexible counts on Redis, in dsh-cache-redis; written out here
+ * rate-limiter-flexible counts on Redis, in dsh-state-redis; written out here
  * so that the seam and every package that installs it stay free of
  * third-party dependencies), the slots by a counter, the records in maps
  * (kept until the process ends, never evicted). It never fails, and it is
@@ -59,17 +59,11 @@ export class MemoryStateStore implements StateStore {
     const held = this.slots.get(bucket) ?? 0
     if (held >= max) return { admitted: false, retryAfterMs: SLOT_POLL_MS }
     this.slots.set(bucket, held + 1)
-    let released = false
-    return {
-      admitted: true,
-      release: async () => {
-        if (released) return
-        released = true
-        const left = (this.slots.get(bucket) ?? 1) - 1
-        if (left > 0) this.slots.set(bucket, left)
-        else this.slots.delete(bucket)
-      },
-    }
+    return admittedSlot(() => {
+      const left = (this.slots.get(bucket) ?? 1) - 1
+      if (left > 0) this.slots.set(bucket, left)
+      else this.slots.delete(bucket)
+    })
   }
 
   async readRecords(map: string): Promise<Record<string, string>> {

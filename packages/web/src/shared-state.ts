@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { SharedRecords, SharedRecordsLocation } from 'dsh-host'
+import { type LimitRule, type SlotAdmission, type StateStore, within } from 'dsh-host'
 import { abortError, WebError } from './errors.js'
 import type { MemoryStateStore } from './memory-store.js'
-import type { LimitRule, SlotAdmission, StateStore } from './state-store.js'
 
 /** What a call hands the limits: its signal and, when it has one, its deadline (epoch ms). */
 export interface StateCall {
@@ -30,19 +29,20 @@ export type Release = () => Promise<void>
 
 /** The store in use, as `dsh doctor` reports it. */
 export interface StateStatus {
-  /** The id the web row names in `stateStore`. */
+  /** The store's id: `memory` (this process) or the one a row provides as ctx.stateStore (`redis`). */
   storeId: string
-  registered: boolean
-  /** Where the state lives; absent when the store is not registered. */
-  location?: string
+  /** False when the state is this process's own. */
+  shared: boolean
+  /** Where the state lives (`this process`, `redis://10.0.0.7:6379/0`); never a password. */
+  location: string
   /** Set while the store is skipped after failing to answer. */
   failing?: { reason: string; since: string }
 }
 
 export interface SharedStateOptions {
-  /** The id the web row names, and the store registered under it, looked up at every call. */
-  selected: () => { id: string; store?: StateStore }
-  /** The in-process store: the default, and what limits are counted with while the selected store fails. */
+  /** The store in use, looked up at every call: ctx.stateStore, or `memory` where no row provides one. */
+  selected: () => StateStore
+  /** The in-process store: where no row provides one, and what limits are counted with while the shared store fails. */
   memory: MemoryStateStore
   /** A store answer slower than this counts as a failure. */
   timeoutMs: number
@@ -70,12 +70,11 @@ export function stateKey(namespace: string, parts: unknown[]): string {
  *   this process (the memory store) instead;
  * - a call over a limit waits within its deadline, or ends with
  *   WEB_RATE_LIMITED saying when to retry.
- * A cache or a store never fails a call. Records (dsh-host's SharedRecords,
- * e.g. the MCP tokens) are the exception: they are read from the selected
- * store at every call, under the same timeout, never skipped, and a store
- * that does not answer rejects with the store and the cause named.
+ * A cache or a store never fails a call. (The records a store holds, the
+ * MCP tokens, are no business of the seam: their consumer reads them from
+ * ctx.stateStore itself, and a store that does not answer fails its call.)
  */
-export class SharedState implements SharedRecords {
+export class SharedState {
   private failure?: { storeId: string; reason: string; since: number; until: number }
   private readonly now: () => number
 
@@ -132,56 +131,15 @@ export class SharedState implements SharedRecords {
 
   /** The store in use, and whether it is being skipped. */
   status(): StateStatus {
-    const { id, store } = this.options.selected()
-    const failing = this.failure?.storeId === id ? { reason: this.failure.reason, since: new Date(this.failure.since).toISOString() } : undefined
-    return { storeId: id, registered: !!store, ...(store ? { location: store.describe() } : {}), ...(failing ? { failing } : {}) }
-  }
-
-  /** Asks the store in use to answer, under the same timeout as every call; for `dsh doctor`. */
-  async check(): Promise<StateStatus & { ok: boolean; ms?: number; error?: string }> {
-    const { id, store } = this.options.selected()
-    if (!store) return { ...this.status(), ok: false, error: `no state store "${id}" is registered` }
-    const started = performance.now()
-    try {
-      await bounded(store.ping(), this.options.timeoutMs)
-      return { ...this.status(), ok: true, ms: Math.round((performance.now() - started) * 10) / 10 }
-    } catch (error) {
-      return { ...this.status(), ok: false, error: reasonOf(error) }
-    }
-  }
-
-  /** Where records live now: the selected store, shared unless it is this process's own. */
-  recordsLocation(): SharedRecordsLocation {
-    const { id, store } = this.options.selected()
-    return { storeId: id, shared: !!store && store !== this.options.memory, registered: !!store, ...(store ? { location: store.describe() } : {}) }
-  }
-
-  readRecords(map: string): Promise<Record<string, string>> {
-    return this.onRecords((store) => store.readRecords(map), `read the records "${map}"`)
-  }
-
-  replaceRecord(map: string, field: string, expected: string | undefined, value: string): Promise<boolean> {
-    return this.onRecords((store) => store.replaceRecord(map, field, expected, value), `write a record of "${map}"`)
-  }
-
-  /** A records operation on the selected store, bounded by `timeoutMs`; a failure rejects, naming the store and the cause. */
-  private async onRecords<T>(operation: (store: StateStore) => Promise<T>, what: string): Promise<T> {
-    const { id, store } = this.options.selected()
-    if (!store) throw new Error(`cannot ${what}: the state store "${id}" named by stateStore in the web row is not registered (mount its row, or set stateStore to memory)`)
-    try {
-      return await bounded(operation(store), this.options.timeoutMs)
-    } catch (error) {
-      throw new Error(`cannot ${what}: the state store "${store.id}" (${store.describe()}) is not answering (${reasonOf(error)})`, { cause: error })
-    }
+    const store = this.options.selected()
+    const failing = this.failure?.storeId === store.id ? { reason: this.failure.reason, since: new Date(this.failure.since).toISOString() } : undefined
+    return { storeId: store.id, shared: store !== this.options.memory, location: store.describe(), ...(failing ? { failing } : {}) }
   }
 
   /** Runs `operation` on the selected store, unless it is missing or failing; says in `notes` when it did not. */
   private async use<T>(operation: (store: StateStore) => Promise<T>, notes: string[], consequence: string): Promise<{ ok: true; value: T } | { ok: false }> {
-    const { id, store } = this.options.selected()
-    if (!store) {
-      addNote(notes, `The state store "${id}" named by stateStore in the web row is not registered (mount its row, or set stateStore to memory): ${consequence}.`)
-      return { ok: false }
-    }
+    const store = this.options.selected()
+    const id = store.id
     if (store === this.options.memory) return { ok: true, value: await operation(store) }
     const now = this.now()
     if (this.failure?.storeId === id && now < this.failure.until) {
@@ -189,7 +147,7 @@ export class SharedState implements SharedRecords {
       return { ok: false }
     }
     try {
-      const value = await bounded(operation(store), this.options.timeoutMs)
+      const value = await within(operation(store), this.options.timeoutMs)
       if (this.failure?.storeId === id) this.failure = undefined
       return { ok: true, value }
     } catch (error) {
@@ -215,7 +173,7 @@ export class SharedState implements SharedRecords {
   private quietRelease(slot: Extract<SlotAdmission, { admitted: true }>): Release {
     return async () => {
       try {
-        await bounded(slot.release(), this.options.timeoutMs)
+        await within(slot.release(), this.options.timeoutMs)
       } catch {
         // the lease ends it
       }
@@ -230,16 +188,6 @@ function addNote(notes: string[], note: string) {
 function reasonOf(error: unknown): string {
   const text = String((error as Error)?.message ?? error).replace(/\s+/g, ' ').trim()
   return text.length > 200 ? `${text.slice(0, 200)}… (${text.length - 200} more characters)` : text || 'no reason given'
-}
-
-function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-    promise.then(
-      (value) => { clearTimeout(timer); resolve(value) },
-      (error) => { clearTimeout(timer); reject(error) },
-    )
-  })
 }
 
 function sleep(ms: number, signal: AbortSignal, what: string): Promise<void> {

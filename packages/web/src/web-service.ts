@@ -1,11 +1,11 @@
 import { type Context, Service } from 'cordis'
 import { WebError } from './errors.js'
-import { MEMORY_STORE_ID, MemoryStateStore } from './memory-store.js'
+import type { LimitRule, StateStore } from 'dsh-host'
+import { MemoryStateStore } from './memory-store.js'
 import { checkLensAnswered, readPageLens } from './page-lens.js'
 import { checkPagesAnswered, readPageRange } from './page-range.js'
 import { fromSearchCache, SEARCH_CACHE_HIT_EVENT, searchCacheKey, toSearchCache } from './search-cache.js'
 import { SharedState } from './shared-state.js'
-import type { LimitRule, StateStore } from './state-store.js'
 import type { FetchedDocument, FetchProvider, FetchRequest, ProviderCall, RequestRecord, SearchProvider, SearchRequest, SearchResult } from './types.js'
 
 export interface WebConfig {
@@ -23,8 +23,6 @@ export interface WebConfig {
   render: RenderMode
   /** No default: with `render` other than `never`, a fetch without it is refused, naming the key. */
   renderProvider?: string
-  /** Id of the state store the cache and limits use: `memory` (this process) or a registered one such as `redis`. */
-  stateStore: string
   /** A state store answer slower than this counts as a failure. */
   stateTimeoutMs: number
   /** A state store that failed is skipped for this long. */
@@ -37,7 +35,7 @@ export interface WebConfig {
   searchLimits: Record<string, LimitRule>
 }
 
-type Kind = 'search' | 'fetch' | 'state'
+type Kind = 'search' | 'fetch'
 
 export type RenderMode = 'never' | 'auto' | 'always'
 
@@ -45,41 +43,32 @@ export type RenderMode = 'never' | 'auto' | 'always'
 const SEARCH_LEASE_MS = 120_000
 
 /**
- * The seam: registries of search and fetch providers and of state stores,
- * each selected by the explicit id in this row's config at every call; the
- * shared state (`state`) every provider caches and limits through; the
- * search cache and the limits per search provider, at dispatch.
+ * The seam: registries of search and fetch providers, each selected by the
+ * explicit id in this row's config at every call; the shared state
+ * (`state`) every provider caches and limits through, on the composition's
+ * `ctx.stateStore` when a row provides one and in this process when none
+ * does; the search cache and the limits per search provider, at dispatch.
  */
 export class WebService extends Service<WebConfig> {
   private readonly searchProviders = new Map<string, SearchProvider>()
   private readonly fetchProviders = new Map<string, FetchProvider>()
-  private readonly stateStores = new Map<string, StateStore>()
   /** Callers of whenProvidersRegistered still waiting, each told at every registration. */
   private readonly registrationWaiters = new Set<() => void>()
-  /** The cache and limits, through the store named by `stateStore`. */
+  /** The cache and limits, through `ctx.stateStore` (or this process's store). */
   readonly state: SharedState
 
   constructor(ctx: Context, config: WebConfig) {
     super(ctx, 'web', true)
     this.config = config
     const memory = new MemoryStateStore(config.memoryMaxBytes)
-    this.stateStores.set(MEMORY_STORE_ID, memory)
     this.state = new SharedState({
-      selected: () => ({ id: this.config.stateStore, store: this.stateStores.get(this.config.stateStore) }),
+      // Looked up at every call: the row that provides it may start after this one, or stop.
+      selected: () => (ctx.get('stateStore') as StateStore | undefined) ?? memory,
       memory,
       timeoutMs: config.stateTimeoutMs,
       retryAfterFailureMs: config.stateRetryMs,
     })
     ctx.effect(() => () => memory.clear())
-  }
-
-  /** Registers a state store for as long as the calling plugin lives; the web row's `stateStore` selects it by id. */
-  registerStateStore(store: StateStore): () => void {
-    return this.register('state', this.stateStores, store)
-  }
-
-  listStateStores(): string[] {
-    return [...this.stateStores.keys()]
   }
 
   /** Registers a search provider for as long as the calling plugin lives. */
@@ -323,4 +312,4 @@ function withNotes(result: SearchResult, notes: string[]): SearchResult {
   return notes.length ? { ...result, warnings: [...(result.warnings ?? []), ...notes] } : result
 }
 
-const label = (kind: Kind) => (kind === 'state' ? 'state store' : `${kind} provider`)
+const label = (kind: Kind) => `${kind} provider`

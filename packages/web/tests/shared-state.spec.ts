@@ -3,22 +3,22 @@ import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as web from 'dsh-web'
-import { MemoryStateStore, type SearchProvider, SharedState, type StateStore, WebError } from 'dsh-web'
-import { type SessionEvent, type SessionHandle, sharedRecordsOf } from 'dsh-host'
+import { MemoryStateStore, type SearchProvider, SharedState, WebError } from 'dsh-web'
+import type { LimitRule, SessionEvent, SessionHandle, StateStore } from 'dsh-host'
 import { BoundedCache } from '../src/bounded-cache.js'
 
 const call = (deadlineInMs?: number) => ({ signal: new AbortController().signal, ...(deadlineInMs === undefined ? {} : { deadline: Date.now() + deadlineInMs }) })
 
 function memoryState(memory = new MemoryStateStore(1024 * 1024)) {
-  return new SharedState({ selected: () => ({ id: 'memory', store: memory }), memory, timeoutMs: 100, retryAfterFailureMs: 60_000 })
+  return new SharedState({ selected: () => memory, memory, timeoutMs: 100, retryAfterFailureMs: 60_000 })
 }
 
-const limit = (rule: web.LimitRule) => ({ bucket: 'fetch:example.com', rule, subject: 'the site example.com', what: 'Fetching https://example.com', setting: 'limitPerDomain of the fetch row', leaseMs: 10_000 })
+const limit = (rule: LimitRule) => ({ bucket: 'fetch:example.com', rule, subject: 'the site example.com', what: 'Fetching https://example.com', setting: 'limitPerDomain of the fetch row', leaseMs: 10_000 })
 
 /**
  * A state store that never answers: what a Redis that hangs (or a dead
  * network path) looks like to the seam. Not a mock of a client: a store of
- * its own, registered through the seam like any plugin's.
+ * its own, provided as ctx.stateStore like any state row's.
  */
 function silentStore(id: string): StateStore & { asked: number } {
   const store = {
@@ -134,7 +134,7 @@ describe('shared state: a store that does not answer', () => {
     const memory = new MemoryStateStore(1024 * 1024)
     const silent = silentStore('redis')
     let now = Date.now()
-    const state = new SharedState({ selected: () => ({ id: 'redis', store: silent }), memory, timeoutMs: 30, retryAfterFailureMs: 1000, now: () => now })
+    const state = new SharedState({ selected: () => silent, memory, timeoutMs: 30, retryAfterFailureMs: 1000, now: () => now })
     const notes: string[] = []
     assert.equal(await state.read('k', notes), undefined)
     assert.equal(notes.length, 1)
@@ -196,32 +196,16 @@ async function webContext(config: Partial<web.Config>) {
   return ctx
 }
 
-describe('shared state: records (dsh-host SharedRecords)', () => {
+describe('the in-process store: records', () => {
   it('keeps records with no expiry, past the cache\'s bound, and replaces one only when it holds the expected value', async () => {
     const memory = new MemoryStateStore(0)
-    const state = memoryState(memory)
-    assert.equal(sharedRecordsOf({ state }), state, 'found on ctx.web by shape')
-    assert.deepEqual(state.recordsLocation(), { storeId: 'memory', shared: false, registered: true, location: 'this process' })
-    assert.equal(await state.replaceRecord('tokens', 'a', undefined, 'one'), true)
-    assert.equal(await state.replaceRecord('tokens', 'a', undefined, 'two'), false, 'no longer absent')
-    assert.equal(await state.replaceRecord('tokens', 'a', 'stale', 'two'), false, 'not the expected value')
-    assert.equal(await state.replaceRecord('tokens', 'a', 'one', 'two'), true)
-    await state.write(['cache-key'], 'x'.repeat(100), 60_000, [])
-    assert.deepEqual(await state.readRecords('tokens'), { a: 'two' }, 'a cache of 0 bytes keeps no page, and every record')
-    assert.deepEqual(await state.readRecords('other'), {})
-  })
-
-  it('a store that does not answer rejects records at the timeout, naming the store and the cause, and is asked again at the next call (never skipped)', async () => {
-    const memory = new MemoryStateStore(1024)
-    const silent = silentStore('silent')
-    const state = new SharedState({ selected: () => ({ id: 'silent', store: silent }), memory, timeoutMs: 30, retryAfterFailureMs: 60_000 })
-    assert.equal(state.recordsLocation().shared, true)
-    await assert.rejects(state.readRecords('tokens'), /cannot read the records "tokens": the state store "silent" \(nowhere\) is not answering \(no answer within 30 ms\)/)
-    await assert.rejects(state.replaceRecord('tokens', 'a', undefined, 'v'), /cannot write a record of "tokens": the state store "silent"/)
-    assert.equal(silent.asked, 2, 'the second call asked the store again')
-    const missing = new SharedState({ selected: () => ({ id: 'redis' }), memory, timeoutMs: 30, retryAfterFailureMs: 60_000 })
-    assert.deepEqual(missing.recordsLocation(), { storeId: 'redis', shared: false, registered: false })
-    await assert.rejects(missing.readRecords('tokens'), /the state store "redis" named by stateStore in the web row is not registered/)
+    assert.equal(await memory.replaceRecord('tokens', 'a', undefined, 'one'), true)
+    assert.equal(await memory.replaceRecord('tokens', 'a', undefined, 'two'), false, 'no longer absent')
+    assert.equal(await memory.replaceRecord('tokens', 'a', 'stale', 'two'), false, 'not the expected value')
+    assert.equal(await memory.replaceRecord('tokens', 'a', 'one', 'two'), true)
+    await memory.write(['cache-key'], 'x'.repeat(100), 60_000)
+    assert.deepEqual(await memory.readRecords('tokens'), { a: 'two' }, 'a cache of 0 bytes keeps no page, and every record')
+    assert.deepEqual(await memory.readRecords('other'), {})
   })
 })
 
@@ -283,24 +267,20 @@ describe('ctx.web.search: the cache and the limits at dispatch', () => {
     assert.deepEqual(provider.calls, ['one'])
   })
 
-  it('a stateStore that is not registered leaves searches working, with a note naming it', async () => {
-    const ctx = await webContext({ stateStore: 'redis', searchCacheTtlMs: 60_000 })
+  it('uses ctx.stateStore for as long as a row provides it, looked up at every call, and this process\'s store before and after', async () => {
+    const ctx = await webContext({ searchCacheTtlMs: 60_000 })
     const provider = countingProvider('alpha')
     ctx.web.registerSearchProvider(provider)
-    const result = await ctx.web.search({ query: 'q' }, call())
-    assert.deepEqual(result.sources.length, 1)
-    assert.match(result.warnings.join('\n'), /The state store "redis" named by stateStore in the web row is not registered \(mount its row, or set stateStore to memory\): this call ran without the shared cache\./)
-    assert.equal((await ctx.web.state.check()).ok, false)
-  })
-
-  it('registers state stores by id for as long as their plugin lives, and refuses a second "memory"', async () => {
-    const ctx = await webContext({ stateStore: 'silent' })
-    const fork = ctx.plugin({ name: 'silent-store', inject: ['web'], apply: (ctx: Context) => { ctx.web.registerStateStore(silentStore('silent')) } })
+    assert.deepEqual(ctx.web.state.status(), { storeId: 'memory', shared: false, location: 'this process' })
+    const silent = silentStore('silent')
+    const fork = ctx.plugin({ name: 'silent-state-row', apply: (row: Context) => void row.set('stateStore', silent) })
     await ctx.lifecycle.flush()
-    assert.deepEqual(ctx.web.listStateStores(), ['memory', 'silent'])
-    assert.equal(ctx.web.state.status().location, 'nowhere')
-    assert.throws(() => ctx.web.registerStateStore(new MemoryStateStore(1)), /A state store with id "memory" is already registered/)
+    assert.deepEqual(ctx.web.state.status(), { storeId: 'silent', shared: true, location: 'nowhere' })
+    const result = await ctx.web.search({ query: 'q' }, call())
+    assert.equal(result.sources.length, 1)
+    assert.ok(silent.asked > 0, 'the call asked the row\'s store')
+    assert.match(result.warnings.join('\n'), /The state store "silent" \(nowhere\) is not answering \(no answer within \d+ ms; since .+\): this call ran without the shared cache\./)
     fork.dispose()
-    assert.deepEqual(ctx.web.listStateStores(), ['memory'])
+    assert.deepEqual(ctx.web.state.status(), { storeId: 'memory', shared: false, location: 'this process' })
   })
 })

@@ -5,7 +5,7 @@ import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import { defaultHome } from '../home.js'
 import { baseURLChecks, type Check, type CheckStatus, compositionChecks, credentialChecks, providerRows, renderProviderChecks, searchProviderChecks, toolChecks, toolSchemaChecks, type WebLike, webChecks } from './doctor-checks.js'
-import { stateStoreChecks } from './doctor-cache.js'
+import { stateStoreChecks } from './doctor-state.js'
 import { homeChecks, nodeCheck, proxyCheck } from './doctor-environment.js'
 import { findConfigDir, type GlobalOptions, type Output, UsageError } from './commands.js'
 import { ignoredVariableChecks, networkPolicyChecks } from './doctor-policy.js'
@@ -46,7 +46,7 @@ export async function runDoctor(options: GlobalOptions & DoctorOptions, io: Outp
       const rows = providerRows(composition, web)
       checks.push(...compositionChecks(composition))
       checks.push(...webChecks(composition, web))
-      checks.push(...(await stateStoreChecks(composition.ctx.get('web') as Parameters<typeof stateStoreChecks>[0])))
+      checks.push(...(await stateStoreChecks(composition.ctx.get('stateStore'))))
       checks.push(...(await credentialChecks(rows, composition.ctx.get('credentials') as CredentialsService | undefined)))
       checks.push(...(await baseURLChecks(rows)))
       if (!options.offline) checks.push(...(await searchProviderChecks(rows, web, checks, options.live)))

@@ -1,7 +1,11 @@
 /**
- * What backs the seam's cache and limits. The seam registers an in-process
- * store (`memory`) itself; a plugin such as dsh-cache-redis registers one
- * every process shares. The web row's `stateStore` names the one in use.
+ * `ctx.stateStore`: the state every process of a deployment shares, one
+ * service the composition mounts (dsh-state-redis: Redis or Valkey). Its
+ * consumers are the seam (`ctx.web.state`: the fetch and search cache and
+ * the limits), the fetch provider through it, and the MCP server (its
+ * bearer tokens, as records). Where no row provides it, each keeps its
+ * state in its own process: the seam in its memory store, the MCP tokens
+ * in `$DSH_HOME/mcp-tokens.json`.
  *
  * A store holds what a call returned to the model anyway (a converted page,
  * a search result) and counters; never a key, a header or a credential.
@@ -29,8 +33,8 @@ export interface StateStore {
   enter(bucket: string, max: number, leaseMs: number): Promise<SlotAdmission>
   /**
    * Every entry of a map of records: values with no expiry, never evicted by
-   * the cache's bound (what dsh-host's SharedRecords offers, e.g. the MCP
-   * tokens' hashes). Read from the store itself on every call.
+   * the cache's bound (e.g. the MCP tokens' hashes), never served from a
+   * cache: read from the store itself on every call.
    */
   readRecords(map: string): Promise<Record<string, string>>
   /** Sets the record to `value` when it holds `expected` now (undefined: absent), in one step; false when it did not. */
@@ -52,4 +56,17 @@ export interface LimitRule {
   requests?: number
   intervalSeconds?: number
   concurrency?: number
+}
+
+/** An admitted slot whose release ends it once, however often it is called (a caller's `finally` and its error path may both call it). */
+export function admittedSlot(end: () => Promise<void> | void): SlotAdmission {
+  let released = false
+  return {
+    admitted: true,
+    release: async () => {
+      if (released) return
+      released = true
+      await end()
+    },
+  }
 }

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
 import * as web from 'dsh-web'
-import * as cacheRedis from 'dsh-cache-redis'
-import { RedisConnection, RedisStateStore, redactRedisUrl } from 'dsh-cache-redis'
+import * as stateRedis from '../src/index.js'
+import { RedisConnection, RedisStateStore } from '../src/index.js'
+import { redactRedisUrl } from '../src/redis-connection.js'
 import type { CredentialsService, ResolvedCredential } from 'dsh-host'
 import { RedisServer } from './redis-server.js'
 
@@ -122,7 +123,7 @@ class MemoryCredentials implements CredentialsService {
   }
 }
 
-describe('dsh-cache-redis as a plugin', () => {
+describe('dsh-state-redis as a plugin', () => {
   let guarded: RedisServer
   let other: RedisServer
   before(async () => {
@@ -132,26 +133,26 @@ describe('dsh-cache-redis as a plugin', () => {
     await Promise.all([guarded?.close(), other?.close()])
   })
 
-  async function mount(credentials: MemoryCredentials, config: Partial<cacheRedis.Config> = {}) {
+  async function mount(credentials: MemoryCredentials, config: Partial<stateRedis.Config> = {}) {
     const ctx = new Context()
     ctx.plugin({ name: 'host', apply: (host: Context) => void host.set('credentials', credentials) })
-    ctx.plugin(web, { stateStore: 'redis' })
-    ctx.plugin(cacheRedis, config)
+    ctx.plugin(web, {})
+    ctx.plugin(stateRedis, config)
     await ctx.start()
     await ctx.lifecycle.flush()
     return ctx
   }
 
-  it('registers the redis store, connects with the URL and password of the credentials named, and resolves them again at the next connect', async () => {
+  it('provides ctx.stateStore on Redis, which the seam uses for being mounted, connects with the URL and password of the credentials named, and resolves them again at the next connect', async () => {
     const credentials = new MemoryCredentials()
     credentials.values.set('DSH_REDIS_URL', guarded.url)
     credentials.values.set('REDIS_PASSWORD', 'correct horse')
     const ctx = await mount(credentials, { passwordCredential: 'REDIS_PASSWORD' })
     try {
-      assert.deepEqual(ctx.web.listStateStores(), ['memory', 'redis'])
-      const checked = await ctx.web.state.check()
-      assert.equal(checked.ok, true, checked.error)
-      assert.equal(checked.location, guarded.url)
+      assert.equal(ctx.get('stateStore')?.id, 'redis')
+      assert.equal(ctx.web.state.status().shared, true)
+      await ctx.get('stateStore')!.ping()
+      assert.equal(ctx.web.state.status().location, guarded.url)
       const notes: string[] = []
       await ctx.web.state.write(['k'], 'through the seam', 60_000, notes)
       assert.equal(await ctx.web.state.read('k', notes), 'through the seam')
@@ -162,7 +163,7 @@ describe('dsh-cache-redis as a plugin', () => {
       await guarded.start()
       assert.equal(await ctx.web.state.read('k', notes), undefined, 'another server')
       assert.deepEqual(notes, [])
-      assert.equal((await ctx.web.state.check()).location, other.url)
+      assert.equal(ctx.web.state.status().location, other.url)
     } finally {
       await ctx.stop()
     }
@@ -177,16 +178,14 @@ describe('dsh-cache-redis as a plugin', () => {
       assert.equal(await ctx.web.state.read('k', notes), undefined)
       assert.match(notes[0]!, /WRONGPASS|NOAUTH|invalid username-password/i)
       assert.doesNotMatch(notes.join('\n'), /wrong-secret/)
-      assert.equal((await ctx.web.state.check()).location, `redis://127.0.0.1:${guarded.port}`)
+      assert.equal(ctx.web.state.status().location, `redis://127.0.0.1:${guarded.port}`)
     } finally {
       await ctx.stop()
     }
     const bare = await mount(new MemoryCredentials())
     try {
-      const checked = await bare.web.state.check()
-      assert.equal(checked.ok, false)
-      assert.equal(checked.error, 'the credential DSH_REDIS_URL, which holds the Redis URL, is not set: dsh credentials set DSH_REDIS_URL (or export DSH_REDIS_URL)')
-      assert.match(checked.location!, /the credential DSH_REDIS_URL/)
+      await assert.rejects(bare.get('stateStore')!.ping(), { message: 'the credential DSH_REDIS_URL, which holds the Redis URL, is not set: dsh credentials set DSH_REDIS_URL (or export DSH_REDIS_URL)' })
+      assert.match(bare.web.state.status().location, /the credential DSH_REDIS_URL/)
     } finally {
       await bare.stop()
     }
@@ -198,8 +197,8 @@ describe('dsh-cache-redis as a plugin', () => {
     credentials.values.set('DSH_REDIS_URL', slow.url)
     const ctx = new Context()
     ctx.plugin({ name: 'host', apply: (host: Context) => void host.set('credentials', credentials) })
-    ctx.plugin(web, { stateStore: 'redis', stateTimeoutMs: 100, stateRetryMs: 300 })
-    ctx.plugin(cacheRedis, {})
+    ctx.plugin(web, { stateTimeoutMs: 100, stateRetryMs: 300 })
+    ctx.plugin(stateRedis, {})
     await ctx.start()
     await ctx.lifecycle.flush()
     const sleeper = store(() => ({ url: slow.url }))

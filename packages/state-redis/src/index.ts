@@ -2,10 +2,11 @@ import { type Context, Schema } from 'cordis'
 import { refuseUnknownKeys } from 'dsh-host'
 import { resolveCredential, WebError } from 'dsh-web'
 import { RedisConnection } from './redis-connection.js'
-import { REDIS_STORE_ID, RedisStateStore } from './redis-store.js'
+import { RedisStateStore } from './redis-store.js'
 
-export const name = 'dsh-cache-redis'
-export const inject = ['web']
+export const name = 'dsh-state-redis'
+/** Credentials are read per connect when mounted (else from the environment); nothing else is needed. */
+export const inject = { credentials: { required: false } }
 
 export interface Config {
   urlCredential: string
@@ -24,8 +25,9 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 /**
- * Registers the `redis` state store in ctx.web; the web row selects it with
- * `stateStore: redis`. Nothing connects until a call needs the store.
+ * Provides `ctx.stateStore` on Redis: mounting the row is what selects it,
+ * for the seam's cache and limits and for the MCP tokens alike. Nothing
+ * connects until a call needs the store.
  */
 export function apply(ctx: Context, config: Config) {
   refuseUnknownKeys(name, Config, config)
@@ -37,8 +39,8 @@ export function apply(ctx: Context, config: Config) {
       return { url, ...(password ? { password } : {}) }
     },
   })
-  ctx.web.registerStateStore(new RedisStateStore(connection, { keyPrefix: config.keyPrefix, maxEntryBytes: config.maxEntryBytes, urlCredential: config.urlCredential }))
   ctx.effect(() => () => void connection.close())
+  ctx.set('stateStore', new RedisStateStore(connection, { keyPrefix: config.keyPrefix, maxEntryBytes: config.maxEntryBytes, urlCredential: config.urlCredential }))
 }
 
 /** A credential by name, at every connect; a missing one is said by name, never by value. */
@@ -53,5 +55,4 @@ async function readCredential(ctx: Context, ref: string, what: string): Promise<
   }
 }
 
-export { REDIS_STORE_ID, RedisConnection, RedisStateStore }
-export { redactRedisUrl, type RedisTarget } from './redis-connection.js'
+export { RedisConnection, RedisStateStore }

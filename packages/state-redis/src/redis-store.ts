@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
-import type { Admission, RateRule, SlotAdmission, StateStore } from 'dsh-web'
+import { type Admission, admittedSlot, type RateRule, type SlotAdmission, type StateStore } from 'dsh-host'
 import type { RedisConnection } from './redis-connection.js'
 import { REPLACE_RECORD_SCRIPT } from './record-script.js'
 import { ENTER_SLOT_SCRIPT } from './slot-script.js'
@@ -31,7 +31,8 @@ type ScriptClient = Redis & {
  * Redis limiter, slots through a sorted set (slot-script.ts), records in a
  * hash per map with no expiry (`HGETALL`, and a compare-and-set script,
  * record-script.ts). Every method rejects when Redis does not answer; the
- * seam goes on without it, except for records, whose callers decide.
+ * seam goes on without it, the MCP server refuses (records are never
+ * skipped).
  */
 export class RedisStateStore implements StateStore {
   readonly id = REDIS_STORE_ID
@@ -88,15 +89,9 @@ export class RedisStateStore implements StateStore {
     const holder = randomUUID()
     const answer = await this.connection.run((client) => scriptClient(client).dshEnterSlot(key, max, Math.max(1, Math.round(leaseMs)), holder))
     if (answer >= 0) return { admitted: false, retryAfterMs: Math.min(SLOT_POLL_MS, answer) }
-    let released = false
-    return {
-      admitted: true,
-      release: async () => {
-        if (released) return
-        released = true
-        await this.connection.run((client) => client.zrem(key, holder))
-      },
-    }
+    return admittedSlot(async () => {
+      await this.connection.run((client) => client.zrem(key, holder))
+    })
   }
 
   async readRecords(map: string): Promise<Record<string, string>> {
