@@ -169,6 +169,31 @@ describe('architecture', () => {
     }
   })
 
+  it("imports, in its tests, only workspace packages its manifest declares (a relative path into another package counts as that package)", () => {
+    const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const suites = [
+      ...packages.map((pkg) => ({ name: pkg.name, dir: pkg.dir, tests: join(pkg.dir, 'tests'), declared: new Set([...pkg.dependencies, ...pkg.devDependencies]) })),
+      // The cross-package tests and the benchmarks belong to the workspace's root package.
+      ...['tests', 'bench'].map((folder) => ({ name: 'the workspace root', dir: root, tests: join(root, folder), declared: new Set(Object.keys({ ...rootManifest.dependencies, ...rootManifest.devDependencies })) })),
+    ]
+    const owner = (file: string) => packages.find((pkg) => file.startsWith(`${pkg.dir}/`))?.name
+    const problems: string[] = []
+    let checked = 0
+    for (const suite of suites) {
+      if (!statSync(suite.tests, { throwIfNoEntry: false })?.isDirectory()) continue
+      for (const file of sourceFiles(suite.tests)) {
+        checked++
+        for (const specifier of specifiers(file)) {
+          const target = specifier.startsWith('.') ? owner(resolveRelative(file, specifier) ?? resolve(dirname(file), specifier)) : workspaceName(specifier, names)
+          if (!target || target === suite.name || suite.declared.has(target)) continue
+          problems.push(`${relative(root, file)} imports ${specifier} (${target}), which ${suite.name} does not declare`)
+        }
+      }
+    }
+    assert.ok(checked > 100, `the walk found the tests (${checked} files)`)
+    assert.deepEqual(problems, [])
+  })
+
   it('has no import circle between files, within or across packages', () => {
     const graph = new Map<string, Set<string>>()
     const entry = (name: string) => join(packagesDir, packages.find((pkg) => pkg.name === name)!.dir.split('/').pop()!, 'src', 'index.ts')

@@ -7,7 +7,6 @@ import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { ArtifactWriteError, type SessionHandle, writeArtifact } from 'dsh-host'
-import { WebError, writeWebArtifact } from 'dsh-web'
 
 function sessionAt(dir: string): SessionHandle {
   return { id: 's', dir, append: async () => { throw new Error('not used') }, read: async () => [] }
@@ -46,17 +45,6 @@ describe('writeArtifact', () => {
       return true
     })
     assert.deepEqual(await readdir(elsewhere), [])
-  })
-
-  it("is WEB_ARTIFACT_WRITE_FAILED through the seam's writer", async () => {
-    const file = join(root, 'a-file')
-    await writeFile(file, 'in the way')
-    await assert.rejects(writeWebArtifact('x', { directory: join(file, 'sub'), stem: 'z', extension: 'txt' }), (error: unknown) => {
-      assert.ok(WebError.is(error))
-      assert.equal((error as WebError).code, 'WEB_ARTIFACT_WRITE_FAILED')
-      assert.match((error as Error).message, /could not be written/)
-      return true
-    })
   })
 })
 

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
-import * as session from 'dsh-harness/session'
-import * as tools from 'dsh-harness/tools'
+import { session, tools } from '../../../tests/support/host-services.js'
 import * as runCode from '../src/index.js'
 
 /** Control characters but the line feed between parts, bidi controls, zero-width characters. */

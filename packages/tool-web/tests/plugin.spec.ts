@@ -133,7 +133,7 @@ describe('dsh-tool-web plugin', () => {
 
   it('removes its tools when disposed, and waits for the web service before registering', async () => {
     const ctx = new Context()
-    const { tools } = await import('dsh-harness')
+    const { tools } = await import('../../../tests/support/host-services.js')
     ctx.plugin(tools, { mode: 'native' })
     const fork = ctx.plugin(toolWeb, { fetch: true })
     await ctx.start()

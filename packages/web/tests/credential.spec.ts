@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Context } from 'cordis'
-import * as credentials from 'dsh-harness/credentials'
+import { credentials } from '../../../tests/support/host-services.js'
 import { resolveCredential, WebError } from 'dsh-web'
 import { hostCredentials } from '../../../tests/support/host-credentials.js'
 
