@@ -17,10 +17,10 @@ import { formatIpAddress as formatIp, ipInRange, parseIpAddress, parseIpRange, t
  */
 
 /** Where the meaning of every form is documented, for error messages. */
-export const DOMAIN_LIST_DOCS = 'docs/security.md, "Domain lists"'
+const DOMAIN_LIST_DOCS = 'docs/security.md, "Domain lists"'
 
 /** The accepted forms in one sentence, for error messages and descriptions. */
-export const DOMAIN_LIST_FORMS =
+const DOMAIN_LIST_FORMS =
   'example.com (that host and its subdomains), *.example.com or .example.com (subdomains only), ' +
   'an IP address (192.0.2.1, 2001:db8::1 or [2001:db8::1]) or a CIDR range (192.0.2.0/24, 2001:db8::/32); ' +
   'a name or address may add :port (example.com:8443) and a path prefix (example.com/blog)'

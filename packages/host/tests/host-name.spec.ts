@@ -4,7 +4,8 @@
 // every comparison that uses it (domain lists, NO_PROXY).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { DomainList, HostNameError, canonicalHost, shouldProxy } from '../src/index.js'
+import { DomainList, HostNameError, canonicalHost } from '../src/index.js'
+import { shouldProxy } from '../src/proxy-route.js'
 
 const SAME: [written: string, canonical: string][] = [
   ['Example.COM', 'example.com'],

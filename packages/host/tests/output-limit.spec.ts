@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type ArtifactRef, cutFenced, fenceUntrusted, headLength, headWithNotice, limitOutput } from 'dsh-host'
+import { type ArtifactRef, fenceUntrusted } from 'dsh-host'
+import { cutFenced, headLength, headWithNotice, limitOutput } from '../src/output-limit.js'
 
 const artifact: ArtifactRef = { path: '/tmp/dsh-artifacts/tool-call_1-abcd.md', bytes: 1234, sha256: 'f'.repeat(64) }
 

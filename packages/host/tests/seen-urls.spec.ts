@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { BoundedSeenUrls, originOf, provenanceKey, SEEN_URL_MAX_CHARS, urlsInText, USER_URLS_MAX } from 'dsh-host'
+import { BoundedSeenUrls, originOf, provenanceKey, SEEN_URL_MAX_CHARS, urlsInText } from 'dsh-host'
+import { USER_URLS_MAX } from '../src/seen-urls.js'
 
 describe('provenanceKey: the form seen URLs are compared in', () => {
   // [written, key]: equal keys are the same URL to the gate; undefined is never seen.
