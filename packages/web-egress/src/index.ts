@@ -8,7 +8,6 @@
  */
 export { AddressPolicy, withFixedAnswers, type AddressPolicyOptions, type LookupAddress, type LookupFunction, type VettedDestination } from './address-policy.js'
 export type { EgressOptions, ProxyOptions } from './egress-options.js'
-export { blockedRange } from './ip-ranges.js'
 export { loadUndici } from './lazy-undici.js'
 export { PinnedAgents, type PinnedTimeouts } from './pinned-dispatcher.js'
 export { createProxyDispatcher, proxyFailure, type ProxyDispatcher, type ProxyDispatcherOptions, type ProxyHop, type ProxyTimeouts } from './proxy-dispatcher.js'
