@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { RedisConnection } from 'dsh-state-redis'
 import { RedisServer } from '../packages/state-redis/tests/redis-server.js'
-import { hashToken } from '../packages/mcp/src/token-store.js'
+import { hashToken } from '../packages/mcp/src/auth/token-store.js'
 import { dsh, onlyJson, ROOT, tempHome } from './helpers.js'
 import { connect, HttpDsh } from './mcp-http-process.js'
 

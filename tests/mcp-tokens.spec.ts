@@ -3,9 +3,9 @@ import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { MemoryStateStore } from 'dsh-web'
-import { RECORDS_TIMEOUT_MS, SharedTokenStore, TOKEN_RECORDS } from '../packages/mcp/src/shared-token-store.js'
+import { RECORDS_TIMEOUT_MS, SharedTokenStore, TOKEN_RECORDS } from '../packages/mcp/src/auth/shared-token-store.js'
 import { parseLifetime } from 'dsh-harness/cli'
-import { FileTokenStore, hashToken } from '../packages/mcp/src/token-store.js'
+import { FileTokenStore, hashToken } from '../packages/mcp/src/auth/token-store.js'
 import { dsh, onlyJson, tempHome } from './helpers.js'
 
 describe('dsh mcp token', () => {

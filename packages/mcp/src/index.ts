@@ -5,5 +5,5 @@
  * its commands, `dsh mcp` and `dsh mcp token`, which dsh-cli's dsh adds to
  * dsh-harness's program. Nothing here loads the MCP SDK until a server is made.
  */
-export { mcpCommands } from './mcp-commands.js'
-export type { McpFlags } from './mcp-command.js'
+export { mcpCommands } from './commands/mcp-commands.js'
+export type { McpFlags } from './commands/mcp-command.js'

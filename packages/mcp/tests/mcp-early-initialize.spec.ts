@@ -6,8 +6,8 @@ import { PassThrough } from 'node:stream'
 import { describe, it } from 'node:test'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS as SDK_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
-import { answerInitializeEarly, initializeAnswer, isStdioServe, SERVER_CAPABILITIES, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, takeEarlyStdio } from '../src/early-initialize.js'
-import { LineStdioTransport } from '../src/stdio-transport.js'
+import { answerInitializeEarly, initializeAnswer, isStdioServe, SERVER_CAPABILITIES, SERVER_NAME, SERVER_VERSION, SUPPORTED_PROTOCOL_VERSIONS, takeEarlyStdio } from '../src/stdio/early-initialize.js'
+import { LineStdioTransport } from '../src/stdio/stdio-transport.js'
 
 function lines(output: PassThrough): any[] {
   const read: any[] = []

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { JsonDepthScan } from '../src/http-body.js'
+import { JsonDepthScan } from '../src/http/http-body.js'
 
 /** Feeds `text` to a scan in pieces of `size` bytes; the offset where the depth first passes `maxDepth`, or -1. */
 function scan(text: string, maxDepth: number, size = Infinity): number {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { ConnectionGate } from '../src/http-connections.js'
+import { ConnectionGate } from '../src/http/http-connections.js'
 
 /** A real socket to `port`, with what it received and an event for its close. */
 function open(port: number) {

@@ -3,7 +3,7 @@ import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { OAuthVerifier } from '../src/oauth-verifier.js'
+import { OAuthVerifier } from '../src/auth/oauth-verifier.js'
 
 /** Real key pairs of every type the verifier might meet, published without `alg` so only the key's own type can bind the algorithm. */
 const KEYS = {

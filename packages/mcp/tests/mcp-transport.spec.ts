@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { PassThrough } from 'node:stream'
 import { describe, it } from 'node:test'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { LineStdioTransport } from '../src/stdio-transport.js'
+import { LineStdioTransport } from '../src/stdio/stdio-transport.js'
 
 /** The transport on a pair of real streams: what it delivers, and what it writes back. */
 async function open(maxMessageBytes = 1024) {

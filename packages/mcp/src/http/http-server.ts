@@ -5,11 +5,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
 import type { SessionHandle, SessionsService, ToolPreExecute, ToolsService } from 'dsh-host'
-import { CallLimits, type CallLimitSettings } from './call-limits.js'
+import { CallLimits, type CallLimitSettings } from '../call-limits.js'
 import { type BodyLimits, describeBodyRefusal, readBody } from './http-body.js'
 import { type ConnectionLimits, ConnectionGate, REQUEST_TIMEOUT_MS } from './http-connections.js'
 import { authenticate, type Authenticator, checkOrigin, hostWithPort, type OriginPolicy, originPolicy, REFUSED, sendJsonRpcError } from './http-guard.js'
-import { createToolServer } from './mcp-server.js'
+import { createToolServer } from '../mcp-server.js'
 
 export const MCP_PATH = '/mcp'
 

@@ -1,7 +1,7 @@
 import { boot, defaultHome } from 'dsh-harness'
 import { escapeForTerminal, type GlobalOptions, type Output, parseLifetime, UsageError } from 'dsh-harness/cli'
-import { selectTokenStore } from './select-token-store.js'
-import type { TokenRecord, TokenStore } from './token-store.js'
+import { selectTokenStore } from '../auth/select-token-store.js'
+import type { TokenRecord, TokenStore } from '../auth/token-store.js'
 
 const USAGE = 'usage: dsh mcp token create NAME [--expires 30d] | list | revoke NAME   [--json] [--preset NAME] [--config FILE]'
 

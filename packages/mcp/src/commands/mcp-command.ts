@@ -1,12 +1,12 @@
 import { boot, defaultHome, withholdToolsWithoutProvider } from 'dsh-harness'
 import { type GlobalOptions, type Output, UsageError } from 'dsh-harness/cli'
-import { DEFAULT_HTTP_CALLS_PER_MINUTE, DEFAULT_HTTP_MAX_CONCURRENT_CALLS } from './call-limits.js'
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './http-body.js'
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PENDING_CONNECTIONS } from './http-connections.js'
-import { isLoopbackHost } from './http-guard.js'
-import type { OAuthSettings } from './oauth-verifier.js'
-import { selectTokenStore } from './select-token-store.js'
-import type { TokenStore } from './token-store.js'
+import { DEFAULT_HTTP_CALLS_PER_MINUTE, DEFAULT_HTTP_MAX_CONCURRENT_CALLS } from '../call-limits.js'
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from '../http/http-body.js'
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PENDING_CONNECTIONS } from '../http/http-connections.js'
+import { isLoopbackHost } from '../http/http-guard.js'
+import type { OAuthSettings } from '../auth/oauth-verifier.js'
+import { selectTokenStore } from '../auth/select-token-store.js'
+import type { TokenStore } from '../auth/token-store.js'
 
 export interface McpFlags {
   /** `--max-message-bytes N` as given (stdio). */
@@ -51,8 +51,8 @@ export async function runMcp(options: GlobalOptions, io: Output, flags: McpFlags
   if (flags.http !== undefined) return runMcpHttp(options, io, flags)
   const given = HTTP_ONLY.find(([key]) => flags[key] !== undefined && flags[key] !== false && !(Array.isArray(flags[key]) && !(flags[key] as unknown[]).length))
   if (given) throw new UsageError(`${given[1]} goes with dsh mcp --http [HOST:]PORT.`)
-  const { DEFAULT_MAX_CONCURRENT_CALLS, serveMcp } = await import('./mcp-server.js')
-  const { DEFAULT_MAX_MESSAGE_BYTES } = await import('./stdio-transport.js')
+  const { DEFAULT_MAX_CONCURRENT_CALLS, serveMcp } = await import('../mcp-server.js')
+  const { DEFAULT_MAX_MESSAGE_BYTES } = await import('../stdio/stdio-transport.js')
   const maxMessageBytes = whole(flags.maxMessageBytes, '--max-message-bytes', 1024, DEFAULT_MAX_MESSAGE_BYTES)
   const maxConcurrentCalls = whole(flags.maxConcurrentCalls, '--max-concurrent-calls', 1, DEFAULT_MAX_CONCURRENT_CALLS)
   const composition = await bootToServe(options, io)
@@ -92,7 +92,7 @@ async function runMcpHttp(options: GlobalOptions, io: Output, flags: McpFlags): 
   }
   const composition = await bootToServe(options, io)
   try {
-    const [{ mcpServices }, { McpHttpServer }, { OAuthVerifier }] = await Promise.all([import('./mcp-server.js'), import('./http-server.js'), import('./oauth-verifier.js')])
+    const [{ mcpServices }, { McpHttpServer }, { OAuthVerifier }] = await Promise.all([import('../mcp-server.js'), import('../http/http-server.js'), import('../auth/oauth-verifier.js')])
     const { tools, sessions } = mcpServices(composition.ctx)
     const tokens = noAuth ? null : selectTokenStore(composition.ctx.get('stateStore'), defaultHome())
     const auth = tokens ? { tokens, log: io.err, ...(oauth ? { oauth: new OAuthVerifier(oauth) } : {}) } : null

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { OAuthVerifier } from './oauth-verifier.js'
-import { type TokenCheck, TokenError, type TokenStore } from './token-store.js'
+import type { OAuthVerifier } from '../auth/oauth-verifier.js'
+import { type TokenCheck, TokenError, type TokenStore } from '../auth/token-store.js'
 
 /**
  * The checks `dsh mcp --http` makes before a request reaches MCP: Host and
