@@ -293,6 +293,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
           directory: call.session ? undefined : options.artifactDir,
           stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
           extension: EXTENSIONS[format],
+          // The page's text: the file holds it fenced, as the model sees it in the result.
+          untrustedSource: document.finalUrl,
         })
         rememberArtifact(artifacts, where, artifact)
       }
