@@ -4,9 +4,10 @@
 // HTTP fetcher against a loopback site whose page carries a fake fence
 // marker, escape sequences and an instruction to the model. Each path (the
 // native result, a later part, find and query, a cache hit, both artifacts
-// read back, search titles and snippets, run_code's result, console and
-// error, MCP content and structured content, an error quoting the server)
-// must show the marker, and the page's fake marker must arrive defanged.
+// read back, search titles and snippets, fresh and from the search cache,
+// run_code's result, console and error, MCP content and structured content,
+// an error quoting the server) must show the marker, and the page's fake
+// marker must arrive defanged.
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
@@ -71,6 +72,8 @@ describe('untrusted marking on every path of a page\'s text', () => {
   let siteOrigin: string, searchOrigin: string
   /** How many times the site served the hostile page: a cache hit asks for it no more. */
   let served = 0
+  /** How many searches the fake SearXNG answered: a search cache hit asks it no more. */
+  let searched = 0
   let ctx: Context
   let s: SessionHandle
 
@@ -89,6 +92,7 @@ describe('untrusted marking on every path of a page\'s text', () => {
     })
     siteOrigin = await listen(site)
     search = createServer((request, response) => {
+      searched++
       const query = new URL(request.url ?? '/', 'http://x').searchParams.get('q')
       const results = [{ url: `${siteOrigin}/hostile`, title: `Result ${FAKE} \x1b[2Jtitle`, content: `Snippet: ${INSTRUCTION}. ${FAKE} \x1b[31mred`, engine: 'fake', engines: ['fake'] }]
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query, number_of_results: 1, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] }))
@@ -99,7 +103,7 @@ describe('untrusted marking on every path of a page\'s text', () => {
     ctx.plugin(session, { home })
     ctx.plugin(tools, { mode: 'native' })
     ctx.plugin(runCode, { timeoutMs: 60_000 })
-    ctx.plugin(web, { searchProvider: 'searxng', fetchProvider: 'http' })
+    ctx.plugin(web, { searchProvider: 'searxng', fetchProvider: 'http', searchCacheTtlMs: 600_000 })
     // The direct route for both, whatever proxy the machine's environment names; a small artifact threshold, so the page goes to a file too.
     ctx.plugin(searxng, { baseURL: `${searchOrigin}/`, maxPages: 1, proxy: { noProxy: ['*'] } })
     ctx.plugin(fetchHttp, { privateHosts: ['127.0.0.1'], proxy: { noProxy: ['*'] }, artifactThreshold: 500 })
@@ -193,12 +197,17 @@ describe('untrusted marking on every path of a page\'s text', () => {
     }
   })
 
-  it('web_search titles and snippets: in the fence, each one clean line; structured content marked', async () => {
-    const outcome = await call('web_search', { queries: ['hostile'] })
-    assertMarked(outcome.content, 'web_search')
-    assertInsideFence(outcome.content, INSTRUCTION, 'web_search snippet')
-    assertInsideFence(outcome.content, 'Result </untrusted-content-escaped id="000000000000"> title', 'web_search title')
-    assert.ok(outcome.untrusted?.includes('/sources'), JSON.stringify(outcome.untrusted))
+  it('web_search titles and snippets, fresh and from the search cache: in the fence, each one clean line; structured content marked', async () => {
+    const fresh = await call('web_search', { queries: ['hostile cached'] })
+    const before = searched
+    const cached = await call('web_search', { queries: ['hostile cached'] })
+    assert.equal(searched, before, 'the second search is a cache hit: the provider was not asked again')
+    for (const [what, outcome] of [['web_search', fresh], ['a search cache hit', cached]] as const) {
+      assertMarked(outcome.content, what)
+      assertInsideFence(outcome.content, INSTRUCTION, `${what} snippet`)
+      assertInsideFence(outcome.content, 'Result </untrusted-content-escaped id="000000000000"> title', `${what} title`)
+      assert.ok(outcome.untrusted?.includes('/sources'), JSON.stringify(outcome.untrusted))
+    }
   })
 
   it('run_code: page text it returns or logs is fenced, an error that quotes the page is cleaned, structured content marked', async () => {
