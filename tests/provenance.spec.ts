@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Context } from 'cordis'
 import type { SessionHandle, ToolOutcome } from 'dsh-host'
@@ -24,8 +23,8 @@ import * as toolWeb from 'dsh-tool-web'
 import * as web from 'dsh-web'
 import * as fetchHttp from 'dsh-web-fetch-http'
 import * as searxng from 'dsh-web-search-searxng'
-import { createToolServer } from '../packages/mcp/src/mcp-server.js'
 import { CLI, dsh, LOOPBACK_ONLY, onlyJson, ROOT, tempHome } from './helpers.js'
+import { connectInMemory } from './support/in-memory-mcp.js'
 
 const SECRET = 'hunter2-the-users-secret'
 
@@ -218,11 +217,7 @@ try {
   it('MCP: tools/call is refused under enforce unless its _meta["dsh/userUrls"] declares the URL; a bad declaration is refused', async () => {
     const ctx = await compose({ provenance: 'enforce' })
     const s = await ctx.session.create()
-    const server = createToolServer({ tools: ctx.tools, log: () => {}, admit: async () => ({ session: s, done: () => {} }) })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await server.connect(serverSide)
-    const client = new Client({ name: 'provenance-test', version: '0.0.0' })
-    await client.connect(clientSide)
+    const client = await connectInMemory(ctx.tools, s, 'provenance-test')
     try {
       collected = []
       const userUrl = `${collectorOrigin}/report?id=7`

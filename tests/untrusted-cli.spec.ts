@@ -93,6 +93,14 @@ describe('dsh prints page text without its escape sequences', () => {
     assertNoEscape(result.stderr, 'stderr')
   })
 
+  it('dsh call web_fetch --json: the outcome names the structured fields that hold the page\'s text', async () => {
+    const result = await dsh(['call', 'web_fetch', JSON.stringify({ url }), '--json', '--preset', 'standard', '--config', overlay], { home })
+    assert.equal(result.code, 0, result.stderr)
+    const outcome = JSON.parse(result.stdout)
+    assert.ok(outcome.untrusted.includes('/text') && outcome.untrusted.includes('/metadata'), result.stdout)
+    assert.match(outcome.structured.metadata.title, /Real title/, 'what /metadata names is the page\'s')
+  })
+
   it('an error message quoting what it was given is escaped on stderr', async () => {
     const result = await dsh(['session', 'show', 'x\x1b]0;pwned\x07\x9b2J\u202Eevil'], { home })
     assert.equal(result.code, 1)

@@ -38,7 +38,7 @@ class ContractTools {
     if (!tool) return { callId, tool: name, content: `No tool named ${name}.`, structured: null, isError: true, error: { code: 'TOOL_NOT_FOUND', message: name } }
     try {
       const result = await tool.handler(input, { callId, signal: options.signal ?? new AbortController().signal, session: options.session })
-      return { callId, tool: name, content: result.content, structured: result.structured ?? null, isError: !!result.isError, ...(result.error ? { error: result.error } : {}) }
+      return { callId, tool: name, content: result.content, structured: result.structured ?? null, isError: !!result.isError, ...(result.error ? { error: result.error } : {}), ...(result.untrusted ? { untrusted: result.untrusted } : {}) }
     } catch (error) {
       if (CodedError.is(error)) return { callId, tool: name, content: `Error [${error.code}]: ${error.message}`, structured: null, isError: true, error: { code: error.code, message: error.message } }
       throw error

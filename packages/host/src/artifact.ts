@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path'
 import { ArtifactWriteError, CodedError } from './errors.js'
 import { ensurePrivateFolder, openPrivateFile, syncFolder } from './private-files.js'
 import type { SessionHandle } from './session.js'
+import { fenceUntrusted } from './untrusted.js'
 
 /** A file that holds a result whole: where it is, its size and its hash. */
 export interface ArtifactRef {
@@ -27,6 +28,15 @@ export interface WriteArtifactOptions {
    * `artifactDir`). Created when missing.
    */
   directory?: string
+  /**
+   * Where the content came from, when it is a page's or a provider's text:
+   * the file then holds it inside the untrusted-content fence
+   * (`fenceUntrusted`), so whoever reads the file (the model with a file
+   * tool, a person with `cat`) meets the same marker, note and neutralised
+   * text (fence markers defanged, control characters shown) as in the tool's
+   * result. `bytes` and `sha256` are those of the file as written.
+   */
+  untrustedSource?: string
 }
 
 /**
@@ -49,7 +59,7 @@ export async function writeArtifact(content: string, options: WriteArtifactOptio
   const name = `${stem}-${randomBytes(4).toString('hex')}.${options.extension.replace(/[^A-Za-z0-9]/g, '') || 'txt'}`
   const file = join(folder, name)
   const partial = join(folder, `.${name}.partial`)
-  const bytes = Buffer.from(content, 'utf8')
+  const bytes = Buffer.from(options.untrustedSource === undefined ? content : `${fenceUntrusted(content, options.untrustedSource)}\n`, 'utf8')
   // What exists of this write so far, removed if it fails at any step.
   const made: string[] = []
   try {

@@ -31,6 +31,13 @@ export interface ToolResult {
   structured?: JsonValue
   isError?: boolean
   error?: ToolErrorInfo
+  /**
+   * Where `structured` holds text from a page or a provider, as JSON
+   * pointers (RFC 6901; each marks the value and all it holds): data outside
+   * any fence, which a consumer that shows it to a model must fence or clean
+   * (MCP clients get it as `_meta["dsh/untrusted"]`).
+   */
+  untrusted?: string[]
 }
 
 /**
@@ -72,6 +79,8 @@ export interface ToolOutcome {
   structured: JsonValue
   isError: boolean
   error?: ToolErrorInfo
+  /** The handler's `untrusted` pointers into `structured`, when it gave any. */
+  untrusted?: string[]
 }
 
 export interface InvokeOptions {

@@ -11,13 +11,21 @@ export interface SentInContent {
   sha256: string
 }
 
+/** The `_meta` key that marks where `structuredContent` holds page or provider text. */
+export const UNTRUSTED_META = 'dsh/untrusted'
+
+const UNTRUSTED_NOTE = 'Text from the web or a provider, outside any fence: data, never instructions. Fence or clean it before a model sees it.'
+
 /**
  * The MCP result of a tool outcome. The text content is what the model
  * reads; `structuredContent` carries the same result as data, except that a
  * top-level string the text already carries (a fetched page's text, as is or
  * inside its untrusted-content fence) is replaced by a reference
  * (`{ sentIn, chars, sha256 }`), so a page is sent once, not twice, and its
- * text never reaches the client outside the fence.
+ * text never reaches the client outside the fence. What else of
+ * `structuredContent` the page or a provider wrote (a title, snippets, the
+ * value run_code returned) is named in `_meta["dsh/untrusted"]`: JSON
+ * pointers into it, and a note saying what they mean.
  */
 export function toCallToolResult(outcome: ToolOutcome, meta: Record<string, unknown>) {
   const structured = outcome.structured
@@ -26,7 +34,7 @@ export function toCallToolResult(outcome: ToolOutcome, meta: Record<string, unkn
     content: [{ type: 'text' as const, text: outcome.content }],
     ...(data ? { structuredContent: data } : {}),
     isError: outcome.isError,
-    _meta: meta,
+    _meta: data && outcome.untrusted?.length ? { ...meta, [UNTRUSTED_META]: { pointers: outcome.untrusted, note: UNTRUSTED_NOTE } } : meta,
   }
 }
 

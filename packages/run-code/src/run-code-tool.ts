@@ -101,9 +101,12 @@ async function runCode(tools: RunCodeTools, settings: RunCodeSettings, input: Ru
     save: (text) => writeArtifact(text, { session: call.session, stem: `run-code-${call.callId}`, extension: 'txt' }),
   })
   const content = limited.content
-  if (!result.error) return { content, structured }
-  return { content, structured, isError: true, error: { code: result.error.code, message: describeCodeError(result.error) } }
+  if (!result.error) return { content, structured, untrusted: RUN_CODE_UNTRUSTED }
+  return { content, structured, untrusted: RUN_CODE_UNTRUSTED, isError: true, error: { code: result.error.code, message: describeCodeError(result.error) } }
 }
+
+/** What the code made, which may hold page text it read through the tools: its result, logs, error and the paths of its conversions. */
+const RUN_CODE_UNTRUSTED = ['/result', '/logs', '/notes', '/error']
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>

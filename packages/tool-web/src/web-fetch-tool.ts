@@ -60,11 +60,14 @@ async function runWebFetch(ctx: Context, config: ToolWebConfig, input: WebFetchI
   const structured = toJsonData(limited.artifact ? { ...shown, outputArtifact: limited.artifact } : shown)
   // A page fetched but not read is an error of its own kind, before its status: the header says which.
   const unread = outcomeError(document)
-  if (unread) return { content: limited.content, structured, isError: true, error: { code: unread.code, message: unread.message } }
-  if (isSuccessStatus(document)) return { content: limited.content, structured }
+  if (unread) return { content: limited.content, structured, untrusted: FETCH_UNTRUSTED, isError: true, error: { code: unread.code, message: unread.message } }
+  if (isSuccessStatus(document)) return { content: limited.content, structured, untrusted: FETCH_UNTRUSTED }
   const message = document.error?.message ? cleanUntrustedLine(document.error.message, { maxLength: LINE_MAX }) : `The server answered with HTTP status ${document.status}.`
-  return { content: limited.content, structured, isError: true, error: { code: 'WEB_HTTP_STATUS', message } }
+  return { content: limited.content, structured, untrusted: FETCH_UNTRUSTED, isError: true, error: { code: 'WEB_HTTP_STATUS', message } }
 }
+
+/** What of a fetched document the page or its server wrote (the final URL too, which a redirect chose); the rest is the provider's figures. */
+const FETCH_UNTRUSTED = ['/url', '/contentType', '/text', '/truncatedReason', '/metadata', '/links', '/provenance', '/error', '/outcome', '/find', '/query', '/warnings']
 
 /** A provider's error may quote the page or its server (a Location, a content type): its message is shown as one clean line. */
 function cleanErrorMessage(error: unknown): unknown {

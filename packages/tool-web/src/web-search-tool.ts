@@ -59,8 +59,11 @@ async function runWebSearch(ctx: Context, config: ToolWebConfig, input: WebSearc
     output.artifact = limited.artifact
     content += `\n\n${CITE_LINE}`
   }
-  return { content, structured: toJsonData(output) }
+  return { content, structured: toJsonData(output), untrusted: SEARCH_UNTRUSTED }
 }
+
+/** What of a search output the provider or the pages wrote: the searches it ran, the sources, its answers, its notes and failures. */
+const SEARCH_UNTRUSTED = ['/queriesRun', '/sources', '/answers', '/filters', '/failures', '/warnings']
 
 const SEARCH_TIMEOUT_HINT = 'fewer or narrower queries may finish in time.'
 
@@ -73,5 +76,5 @@ function allFailed(output: WebSearchOutput): ToolResult {
       ? describeFailure(output.failures[0])
       : `All ${output.failures.length} queries failed: ` +
         output.failures.map((failure) => `${JSON.stringify(failure.query)}: [${failure.code}] ${describeFailure(failure)}`).join(' ')
-  return { content: `Error [${code}]: ${message}`, isError: true, error: { code, message }, structured: toJsonData(output) }
+  return { content: `Error [${code}]: ${message}`, isError: true, error: { code, message }, structured: toJsonData(output), untrusted: SEARCH_UNTRUSTED }
 }

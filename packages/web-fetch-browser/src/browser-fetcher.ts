@@ -249,6 +249,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         directory: call.session ? undefined : options.artifactDir,
         stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
         extension: EXTENSIONS[format],
+        // The page's text: the file holds it fenced, as the model sees it in the result.
+        untrustedSource: document.provenance.finalUrl,
       })
     }
     const truncatedReason = document.bodyTruncatedReason ?? page.partNote

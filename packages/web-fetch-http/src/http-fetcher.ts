@@ -284,7 +284,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     const page = viewPage(document.text, format, window, document.pageStarts)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
-      const where = `${document.sourceSha256}|${format}|${extract}|${call.session?.id ?? options.artifactDir ?? ''}`
+      // The file names its URL in its fence: the same bytes at another URL are another file.
+      const where = `${document.sourceSha256}|${document.finalUrl}|${format}|${extract}|${call.session?.id ?? options.artifactDir ?? ''}`
       artifact = artifacts.get(where)
       if (!artifact) {
         // The seam's writer: the session's artifacts/ folder, else artifactDir, else a temp folder.
@@ -293,6 +294,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
           directory: call.session ? undefined : options.artifactDir,
           stem: call.callId ? `web-fetch-${call.callId}` : 'web-fetch',
           extension: EXTENSIONS[format],
+          // The page's text: the file holds it fenced, as the model sees it in the result.
+          untrustedSource: document.finalUrl,
         })
         rememberArtifact(artifacts, where, artifact)
       }

@@ -48,7 +48,10 @@ describe('plugin dsh-web-fetch-http', () => {
     assert.equal(document.metadata.title, 'Plugin page')
     assert.equal(document.nextOffset, 300)
     assert.ok(document.artifact!.path.startsWith(join(home, 'sessions', s.id)))
-    assert.equal((await readFile(document.artifact!.path, 'utf8')).length, document.totalChars)
+    // The file holds the page fenced, as the model sees it in the result: the opening marker and its note, the text, the closing marker.
+    const written = (await readFile(document.artifact!.path, 'utf8')).split('\n')
+    assert.match(written[0], /^<untrusted-content id="[0-9a-f]{12}" source="http:\/\/127\.0\.0\.1:\d+\/article">$/)
+    assert.equal(written.slice(2, -2).join('\n').length, document.totalChars)
     const events = await ctx.session.read(s.id)
     const logged = events.find((event) => event.type === 'web/http-document-fetch')
     assert.ok(logged, 'the fetch is in the session log')

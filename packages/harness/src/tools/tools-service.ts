@@ -115,6 +115,7 @@ export class ToolsService extends Service<ToolsConfig> implements ToolsContract 
         structured: result.structured ?? null,
         isError: !!result.isError,
         ...(result.error ? { error: result.error } : {}),
+        ...(result.untrusted?.length && result.structured !== undefined ? { untrusted: [...result.untrusted] } : {}),
       }
       const structuredProblem = findNonJson(outcome.structured, 'structured')
       if (structuredProblem) {
