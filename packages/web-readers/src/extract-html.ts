@@ -10,6 +10,7 @@ import { type PageSignals, readPageSignals } from './page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
+import { noscriptView } from './noscript-view.js'
 
 export interface ExtractInput {
   html: string
@@ -284,8 +285,18 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let { document, flattened } = parse(html)
   if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)
   const base = baseUrlOf(document, input.url, html)
-  const signals = readPageSignals(document, html)
+  let signals = readPageSignals(document, html)
   const pageMetadata = readMetadata(document, base)
+  const noscript = noscriptView(document, signals)
+  let source = html
+  if (noscript !== undefined) {
+    // The head stays (readability reads its title and metadata); the body is what the <noscript> shows.
+    const head = document.head?.outerHTML ?? ''
+    source = `<!doctype html><html>${head}<body>${noscript}</body></html>`
+    ;({ document } = parse(source))
+    signals = readPageSignals(document, html)
+    warnings.push('The page shows its content only to readers without JavaScript (inside <noscript>); that content is read, the rest of the page is left out.')
+  }
   let root: DomElement | undefined
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
@@ -295,7 +306,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
     try {
-      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => parse(html).document)
+      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => parse(source).document)
     } catch (error) {
       failure = (error as Error).message
     }
@@ -329,7 +340,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
           : 'No main content was found on this page; the whole page body (cleaned) is returned instead.',
       )
       // readability changes the document as it works; start again from the source.
-      document = parse(html).document
+      document = parse(source).document
       extractor = `${parser.name}+full(fallback)`
     }
   }

@@ -64,6 +64,19 @@ const MAX_CORRECTIONS = 64
  * not its ancestors). A step's decisions are those it would make on a tree
  * measured afresh.
  */
+/**
+ * Link lists are menus and "related" boxes beside an article; when the
+ * lists would take more than this share of the content's text, the links
+ * are the content (a listing, a directory, a page of teasers) and stay.
+ */
+const LINK_CONTENT_SHARE = 0.5
+
+/** Whether an ancestor of `element` below `root` is in `set`. */
+function insideAny(element: DomElement, set: ReadonlySet<DomElement>, root: DomElement): boolean {
+  for (let node = element.parentNode; node && node !== root; node = node.parentNode) if (set.has(node as DomElement)) return true
+  return false
+}
+
 export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES, unseen?: (element: DomElement) => boolean) {
   const furniture: DomElement[] = []
   const captions: DomElement[] = []
@@ -119,14 +132,19 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
   settle()
   if (rules.linkLists) {
     const total = Math.max(1, measures.get(root)!.chars)
+    const chosen = new Set<DomElement>()
+    let chosenChars = 0
     for (const element of linkLists) {
       const measure = measures.get(element)
       if (!measure) continue
       const { chars, linkChars, links } = measure
       if (chars === 0 || chars > 0.3 * total) continue
       if (links < (element.localName === 'p' ? 1 : 2)) continue
-      if (linkChars / chars > (element.localName === 'p' ? 0.95 : 0.75)) remove(element)
+      if (linkChars / chars <= (element.localName === 'p' ? 0.95 : 0.75)) continue
+      chosen.add(element)
+      if (!insideAny(element, chosen, root)) chosenChars += chars
     }
+    if (chosenChars <= LINK_CONTENT_SHARE * total) for (const element of chosen) remove(element)
     settle()
   }
   if (rules.empty) {

@@ -27,6 +27,20 @@ describe('clean-ups after readability', () => {
     assert.ok(root.querySelector('img'), 'the image itself stays')
   })
 
+  it('keeps link lists that are most of the content: a listing of teasers is the page, not a menu beside it (regression: WCXB listings came out empty)', () => {
+    const teasers = ['Council approves the new bridge', 'Harbour dredging starts in May', 'School opens a second campus', 'Ferry timetable changes for summer', 'Library extends its opening hours']
+      .map((title, index) => `<div class="card"><ul><li><a href="https://x.test/news/${index}">${title}</a></li><li><a href="https://x.test/section/${index}">Local news</a></li></ul></div>`)
+      .join('')
+    const listing = content(`<p>Latest news.</p>${teasers}`)
+    pruneContent(listing)
+    const text = toPlainText(listing)
+    for (const title of ['Council approves the new bridge', 'Library extends its opening hours']) assert.match(text, new RegExp(title))
+    // The same lists beside an article are still its menu.
+    const article = content(`${PARAGRAPH.repeat(8)}${teasers}`)
+    pruneContent(article)
+    assert.doesNotMatch(toPlainText(article), /Council approves/)
+  })
+
   it('drops blocks whose class or id names furniture, never inline elements or a block holding most of the text', () => {
     const root = content(
       `<div class="article-body has-share-tools">${PARAGRAPH.repeat(3)}<p>The <a id="auto-tag_doobie" href="https://x.test/t">Doobie Brothers</a> will tour, in a full sentence.</p></div>` +
