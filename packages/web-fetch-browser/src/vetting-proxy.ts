@@ -125,10 +125,17 @@ export class VettingProxy {
     return undefined
   }
 
-  /** Bytes on their way back to the browser; past the cap, every connection of the page is cut. */
+  /**
+   * Bytes on their way back to the browser; past the cap, every connection
+   * of the page is cut. What other connections still deliver after the cut
+   * is dropped, never passed on, and not counted: the count is what the page
+   * was brought, so it ends within one chunk of the cap however many
+   * connections were open.
+   */
   private count(bytes: number) {
+    if (this.byteCapReached) return
     this.bytes += bytes
-    if (this.bytes <= this.options.maxBytes || this.byteCapReached) return
+    if (this.bytes <= this.options.maxBytes) return
     this.byteCapReached = true
     for (const socket of this.sockets) socket.destroy()
   }
