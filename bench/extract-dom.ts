@@ -21,9 +21,9 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gunzipSync } from 'node:zlib'
-import { extractHtml } from '../packages/web-readers/src/extract-html.js'
-import { type HtmlParser, htmlParser } from '../packages/web-readers/src/parse-html.js'
-import type { DomDocument } from '../packages/web-readers/src/dom.js'
+import { extractHtml } from '../packages/web-readers/src/html/extract-html.js'
+import { type HtmlParser, htmlParser } from '../packages/web-readers/src/html/parse-html.js'
+import type { DomDocument } from '../packages/web-readers/src/html/dom.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({
@@ -111,7 +111,7 @@ const peakRssMb = process.resourceUsage().maxRSS / 1024
 let sameTrees = 0
 if (values.only === 'parse5') {
   // after the timed loop, so that it costs the timings nothing
-  const { buildTree } = await import('../packages/web-readers/src/build-tree.js')
+  const { buildTree } = await import('../packages/web-readers/src/html/build-tree.js')
   const { standardTree, treeLines } = await import('../packages/web-readers/tests/standard-tree.js')
   for (const id of ids) {
     const html = gunzipSync(await readFile(join(values.data!, 'html', `${id}.html.gz`))).toString('utf8')

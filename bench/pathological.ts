@@ -25,8 +25,8 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { convertBody } from '../packages/web-readers/src/convert-body.js'
-import { ExtractPool } from '../packages/web-readers/src/extract-pool.js'
+import { convertBody } from '../packages/web-readers/src/convert/convert-body.js'
+import { ExtractPool } from '../packages/web-readers/src/workers/extract-pool.js'
 import { PATHOLOGICAL_PAGES, normalPage } from '../packages/web-fetch-http/tests/pathological-pages.js'
 import { writePdf } from '../packages/web-fetch-http/tests/pdf-writer.js'
 

@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ExtractPool } from '../packages/web-readers/src/extract-pool.js'
+import { ExtractPool } from '../packages/web-readers/src/workers/extract-pool.js'
 import { CORPUS, type Score, describe, printPdf, score, sum, toHtml } from './support/pdf-corpus.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { CORPUS, printPdf, score, toHtml } from '../bench/support/pdf-corpus.js'
-import { ExtractPool } from '../packages/web-readers/src/extract-pool.js'
+import { ExtractPool } from '../packages/web-readers/src/workers/extract-pool.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 

@@ -5,9 +5,9 @@ import { Context } from 'cordis'
 import * as web from 'dsh-web'
 import { WebError } from 'dsh-web'
 import * as fetchHttp from '../src/index.js'
-import { ExtractPool } from '../../web-readers/src/extract-pool.js'
+import { ExtractPool } from '../../web-readers/src/workers/extract-pool.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { MAX_JSON_DEPTH } from '../../web-readers/src/json-document.js'
+import { MAX_JSON_DEPTH } from '../../web-readers/src/convert/json-document.js'
 import { ATOM_FEED, LATIN1_FEED, RSS_FEED } from './feed-fixtures.js'
 import { type TestServer, refusal, signal, startServer } from './helpers.js'
 import { writePdf } from './pdf-writer.js'
@@ -195,10 +195,10 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
     })
 
     it('runs the compiled document child beside the compiled pool, as in production', async () => {
-      const built = (await import(new URL('../../web-readers/dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+      const built = (await import(new URL('../../web-readers/dist/workers/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
       const pool = new built.ExtractPool({ size: 1 })
       try {
-        assert.equal(pool.documents.childSource.href, new URL('../../web-readers/dist/document-child.js', import.meta.url).href)
+        assert.equal(pool.documents.childSource.href, new URL('../../web-readers/dist/workers/document-child.js', import.meta.url).href)
         const output = await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
         assert.match(output.text, /Quarterly report/)
         // a second PDF is read by the same process: it held little after the first
@@ -210,7 +210,7 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
     })
 
     it("reads a PDF where pdf.js's optional native package cannot load (was: DOMMatrix is not defined), on source and compiled", async () => {
-      const built = (await import(new URL('../../web-readers/dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+      const built = (await import(new URL('../../web-readers/dist/workers/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
       const refuse = fileURLToPath(new URL('./fixtures/no-native-canvas.cjs', import.meta.url))
       const options = process.env.NODE_OPTIONS
       // The document processes inherit the environment: each starts with @napi-rs/canvas refused.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { extractHtml } from '../../web-readers/src/extract-html.js'
+import { extractHtml } from '../../web-readers/src/html/extract-html.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
 import { type TestServer, fakeLookup, signal, startServer, DIRECT } from './helpers.js'
 import { textsOf, visibleText } from '../../web-readers/tests/standard-tree.js'

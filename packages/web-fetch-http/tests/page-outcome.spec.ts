@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { after, before, describe, it } from 'node:test'
-import { workDone } from '../../web-readers/src/dom-walk.js'
+import { workDone } from '../../web-readers/src/html/dom-walk.js'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { htmlParser } from '../../web-readers/src/parse-html.js'
-import { WORD_CAP, readPageSignals } from '../../web-readers/src/page-signals.js'
+import { htmlParser } from '../../web-readers/src/html/parse-html.js'
+import { WORD_CAP, readPageSignals } from '../../web-readers/src/outcome/page-signals.js'
 import { DIRECT, type TestServer, signal, startServer } from './helpers.js'
 
 // Pages written for these tests (tests/fixtures/outcome), each served with the status and headers its wall would send.

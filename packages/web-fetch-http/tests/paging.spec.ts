@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { WebError } from 'dsh-web'
 import type { JsonValue, SessionEvent, SessionHandle } from 'dsh-host'
 import { createHttpFetcher } from '../src/http-fetcher.js'
-import { slicePage } from '../../web-readers/src/paging.js'
+import { slicePage } from '../../web-readers/src/view/paging.js'
 import { type TestServer, signal, startServer, refusal } from './helpers.js'
 
 function longArticle(paragraphs: number): string {

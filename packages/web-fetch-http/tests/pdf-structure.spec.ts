@@ -4,7 +4,7 @@
 // real document processes of the extraction pool.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { ExtractPool } from '../../web-readers/src/extract-pool.js'
+import { ExtractPool } from '../../web-readers/src/workers/extract-pool.js'
 import { signal } from './helpers.js'
 import { type PdfPage, type PdfRun, writePdf } from './pdf-writer.js'
 

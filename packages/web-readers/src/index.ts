@@ -8,8 +8,8 @@
  * snapshot a call returns: a part of the text, the places a phrase occurs
  * (`find`) or the passages ranked for a few words (`query`).
  */
-export { ExtractPool, type ExtractPoolOptions } from './extract-pool.js'
-export type { ConvertInput, ConvertOutput } from './convert-body.js'
+export { ExtractPool, type ExtractPoolOptions } from './workers/extract-pool.js'
+export type { ConvertInput, ConvertOutput } from './convert/convert-body.js'
 export {
   type ContentKind,
   DECODABLE_ENCODINGS,
@@ -18,13 +18,13 @@ export {
   isZlibWrapped,
   tooLargeMessage,
   undecodableMessage,
-} from './decode-body.js'
+} from './convert/decode-body.js'
 export { EXTENSIONS, EXTRACTS, FORMATS, checkEnum, positive } from './fetch-arguments.js'
-export { OUTCOME_HEADERS } from './challenge-vendors.js'
-export { judgePage } from './page-outcome.js'
-export { MAX_MAX_CHARS, readPageWindow, type PageWindow } from './paging.js'
-export { type PageView, viewPage } from './page-view.js'
-export { FIND_MATCHES_MAX } from './find-in-page.js'
-export { HEADING_TITLE_MAX, OUTLINE_MAX } from './page-outline.js'
-export { PASSAGES_MAX, RANKING_METHOD } from './rank-passages.js'
+export { OUTCOME_HEADERS } from './outcome/challenge-vendors.js'
+export { judgePage } from './outcome/page-outcome.js'
+export { MAX_MAX_CHARS, readPageWindow, type PageWindow } from './view/paging.js'
+export { type PageView, viewPage } from './view/page-view.js'
+export { FIND_MATCHES_MAX } from './view/find-in-page.js'
+export { HEADING_TITLE_MAX, OUTLINE_MAX } from './view/page-outline.js'
+export { PASSAGES_MAX, RANKING_METHOD } from './view/rank-passages.js'
 export type { ReaderOptions } from './reader-options.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ELEMENTS_FLOOR, MAX_ELEMENTS, buildTree, elementLimit } from '../src/build-tree.js'
-import { htmlParser } from '../src/parse-html.js'
+import { ELEMENTS_FLOOR, MAX_ELEMENTS, buildTree, elementLimit } from '../src/html/build-tree.js'
+import { htmlParser } from '../src/html/parse-html.js'
 import { standardTree, treeLines } from './standard-tree.js'
 
 // Markup that parsers disagree on: each is built by the standard's tree construction (the

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseHTML } from 'linkedom'
-import { chooseCandidate, widenToList } from '../src/choose-candidate.js'
-import { containerCandidate } from '../src/container-candidate.js'
-import type { DomElement } from '../src/dom.js'
-import { descendants, measureText, textReaches } from '../src/dom-walk.js'
-import { listCandidate } from '../src/list-candidate.js'
-import { textBlocks } from '../src/text-blocks.js'
-import { toPlainText } from '../src/to-text.js'
+import { chooseCandidate, widenToList } from '../src/html/choose-candidate.js'
+import { containerCandidate } from '../src/html/container-candidate.js'
+import type { DomElement } from '../src/html/dom.js'
+import { descendants, measureText, textReaches } from '../src/html/dom-walk.js'
+import { listCandidate } from '../src/html/list-candidate.js'
+import { textBlocks } from '../src/html/text-blocks.js'
+import { toPlainText } from '../src/html/to-text.js'
 
 function body(html: string): DomElement {
   const { document } = parseHTML(`<html><body>${html}</body></html>`) as unknown as { document: { body: DomElement } }

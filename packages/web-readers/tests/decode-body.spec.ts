@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
-import { charsetFromMeta, contentEncodings, decodeBody, decodedPrefix, inflateBody } from '../src/decode-body.js'
-import { DocumentError } from '../src/document-error.js'
+import { charsetFromMeta, contentEncodings, decodeBody, decodedPrefix, inflateBody } from '../src/convert/decode-body.js'
+import { DocumentError } from '../src/workers/document-error.js'
 
 const bytes = (...values: number[]) => Uint8Array.from(values)
 const ascii = (text: string) => Buffer.from(text, 'latin1')

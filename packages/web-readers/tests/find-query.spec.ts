@@ -2,10 +2,10 @@
 // keeps offsets exact, the heading paths and outline, the cutting and ranking.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { FIND_MATCHES_MAX, findInPage } from '../src/find-in-page.js'
-import { HEADING_TITLE_MAX, HeadingPaths, OUTLINE_MAX, outlineOf, readHeadings } from '../src/page-outline.js'
-import { viewPage } from '../src/page-view.js'
-import { PASSAGES_MAX, rankPassages, rankTerms } from '../src/rank-passages.js'
+import { FIND_MATCHES_MAX, findInPage } from '../src/view/find-in-page.js'
+import { HEADING_TITLE_MAX, HeadingPaths, OUTLINE_MAX, outlineOf, readHeadings } from '../src/view/page-outline.js'
+import { viewPage } from '../src/view/page-view.js'
+import { PASSAGES_MAX, rankPassages, rankTerms } from '../src/view/rank-passages.js'
 
 const none = new HeadingPaths([])
 const find = (text: string, phrase: string, from = 0, maxChars = 20_000, markdown = false) => findInPage(text, phrase, { from, maxChars, paths: none, markdown })

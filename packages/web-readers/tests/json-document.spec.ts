@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { DocumentError } from '../src/document-error.js'
-import { htmlToText, readFeed } from '../src/feed-items.js'
-import { MAX_JSON_DEPTH, formatJson, measureJson, scanJsonDepth } from '../src/json-document.js'
+import { DocumentError } from '../src/workers/document-error.js'
+import { htmlToText, readFeed } from '../src/convert/feed-items.js'
+import { MAX_JSON_DEPTH, formatJson, measureJson, scanJsonDepth } from '../src/convert/json-document.js'
 
 describe('JSON bounds', () => {
   it('counts nesting by brackets outside strings, escaped quotes included', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { extractHtml } from '../src/extract-html.js'
+import { extractHtml } from '../src/html/extract-html.js'
 
 // A forum engine's page (Discourse's shape): the app mounts on an empty element and the thread is written, for readers without scripts, inside <noscript>.
 const posts = [
@@ -51,7 +51,7 @@ describe('a page whose content is inside <noscript>', () => {
   })
 
   it('is not read past MAX_NOSCRIPT_CHARS (a <noscript> larger than that is left out)', async () => {
-    const { MAX_NOSCRIPT_CHARS } = await import('../src/noscript-view.js')
+    const { MAX_NOSCRIPT_CHARS } = await import('../src/html/noscript-view.js')
     const huge = `<!doctype html><html><head><title>t</title></head><body><div id="app"></div><noscript><p>${'word '.repeat(MAX_NOSCRIPT_CHARS / 5 + 10)}</p></noscript></body></html>`
     const { warnings } = extract(huge)
     assert.ok(!warnings.some((warning) => /<noscript>/.test(warning)))

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { describe, it } from 'node:test'
 import type { FetchFormat } from 'dsh-web'
-import { extractHtml } from '../src/extract-html.js'
+import { extractHtml } from '../src/html/extract-html.js'
 
 // Pages that are not articles: every main block stays, in order, and the chrome goes.
 const fixture = (name: string) => readFile(new URL(`./fixtures/${name}.html`, import.meta.url), 'utf8')

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { describe, it } from 'node:test'
-import { DomMatrix2D } from '../src/pdf-globals.js'
+import { DomMatrix2D } from '../src/pdf/pdf-globals.js'
 
 type Matrix = { a: number; b: number; c: number; d: number; e: number; f: number }
 type MatrixClass = new (init?: number[]) => Matrix & Record<string, (...args: any[]) => any>

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parseHTML } from 'linkedom'
-import type { DomElement } from '../src/dom.js'
-import { pruneContent, trimLeadingLabels } from '../src/prune-content.js'
-import { toPlainText } from '../src/to-text.js'
+import type { DomElement } from '../src/html/dom.js'
+import { pruneContent, trimLeadingLabels } from '../src/html/prune-content.js'
+import { toPlainText } from '../src/html/to-text.js'
 
 function content(html: string): DomElement {
   const { document } = parseHTML(`<html><body><div id="root">${html}</div></body></html>`) as unknown as { document: { getElementById(id: string): DomElement } }

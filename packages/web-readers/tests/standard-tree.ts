@@ -1,5 +1,5 @@
 import { type DefaultTreeAdapterTypes, parse } from 'parse5'
-import type { DomDocument, DomElement, DomNode } from '../src/dom.js'
+import type { DomDocument, DomElement, DomNode } from '../src/html/dom.js'
 
 /**
  * The tree the HTML standard prescribes, by parse5 alone (its default tree

@@ -5,7 +5,7 @@ import { appendFile, cp, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, it } from 'node:test'
-import { ExtractPool } from '../src/extract-pool.js'
+import { ExtractPool } from '../src/workers/extract-pool.js'
 
 describe('extraction worker code', () => {
   const html = (text: string) => new Uint8Array(Buffer.from(`<p>${text}</p>`))
@@ -13,7 +13,7 @@ describe('extraction worker code', () => {
   it('runs from the TypeScript source under tsx, so an edit needs no build (it ran ../dist/extract-worker.js, which can be stale)', async () => {
     const pool = new ExtractPool({ size: 1 })
     try {
-      assert.equal(pool.workerSource.href, new URL('../src/extract-worker.ts', import.meta.url).href)
+      assert.equal(pool.workerSource.href, new URL('../src/workers/extract-worker.ts', import.meta.url).href)
     } finally {
       await pool.close()
     }
@@ -23,11 +23,11 @@ describe('extraction worker code', () => {
     try {
       await cp(fileURLToPath(new URL('../src', import.meta.url)), join(copy, 'src'), { recursive: true })
       await appendFile(
-        join(copy, 'src', 'extract-worker.ts'),
+        join(copy, 'src', 'workers', 'extract-worker.ts'),
         `\n{ const port = parentPort!; const post = port.postMessage.bind(port)\n` +
           `  port.postMessage = (reply: any) => post({ ...reply, output: { ...reply.output, extractor: 'edited source' } }) }\n`,
       )
-      const copied = (await import(pathToFileURL(join(copy, 'src', 'extract-pool.ts')).href)) as { ExtractPool: typeof ExtractPool }
+      const copied = (await import(pathToFileURL(join(copy, 'src', 'workers', 'extract-pool.ts')).href)) as { ExtractPool: typeof ExtractPool }
       const edited = new copied.ExtractPool({ size: 1 })
       try {
         const output = await edited.convert({ bytes: html('edited'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, new AbortController().signal)
@@ -42,10 +42,10 @@ describe('extraction worker code', () => {
   })
 
   it('runs the compiled worker beside the compiled pool, as in production', async () => {
-    const built = (await import(new URL('../dist/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+    const built = (await import(new URL('../dist/workers/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
     const pool = new built.ExtractPool({ size: 1 })
     try {
-      assert.equal(pool.workerSource.href, new URL('../dist/extract-worker.js', import.meta.url).href)
+      assert.equal(pool.workerSource.href, new URL('../dist/workers/extract-worker.js', import.meta.url).href)
       const output = await pool.convert({ bytes: html('built'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, new AbortController().signal)
       assert.equal(output.text, 'built')
     } finally {

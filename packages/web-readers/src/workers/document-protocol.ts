@@ -1,5 +1,5 @@
 import type { WebErrorCode, WebErrorDetails } from 'dsh-web'
-import type { ConvertInput, ConvertOutput } from './convert-body.js'
+import type { ConvertInput, ConvertOutput } from '../convert/convert-body.js'
 import type { EncodedBody } from './extract-worker.js'
 
 /** Messages between DocumentProcesses and a document child (document-child.ts): a job, then its reply, one at a time. */

@@ -1,8 +1,8 @@
 import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import type { WebErrorCode, WebErrorDetails } from 'dsh-web'
-import { type ConvertInput, type ConvertOutput, convertBody } from './convert-body.js'
-import { inflateBody } from './decode-body.js'
+import { type ConvertInput, type ConvertOutput, convertBody } from '../convert/convert-body.js'
+import { inflateBody } from '../convert/decode-body.js'
 import { DocumentError } from './document-error.js'
 
 /** A body still in its content encodings, inflated here with its output capped at `maxBytes`. */

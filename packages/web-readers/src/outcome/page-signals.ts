@@ -1,5 +1,5 @@
-import { type DomDocument, type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
-import { nextNode } from './dom-walk.js'
+import { type DomDocument, type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from '../html/dom.js'
+import { nextNode } from '../html/dom-walk.js'
 import { SOURCE_MARKERS } from './challenge-vendors.js'
 
 /**

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
-import { type ConvertOutput, convertDocument } from './convert-body.js'
-import { inflateBody } from './decode-body.js'
+import { type ConvertOutput, convertDocument } from '../convert/convert-body.js'
+import { inflateBody } from '../convert/decode-body.js'
 import { DocumentError } from './document-error.js'
 import { type DocumentJob, type DocumentReply, MEMORY_CAP_MARK } from './document-protocol.js'
 

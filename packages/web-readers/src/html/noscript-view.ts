@@ -1,6 +1,6 @@
 import type { DomDocument, DomElement } from './dom.js'
-import type { PageSignals } from './page-signals.js'
-import { SHORT_PAGE_WORDS } from './page-signals.js'
+import type { PageSignals } from '../outcome/page-signals.js'
+import { SHORT_PAGE_WORDS } from '../outcome/page-signals.js'
 
 /** A <noscript>'s HTML read at most: a forum's crawler view of a long thread is a few hundred kilobytes. */
 export const MAX_NOSCRIPT_CHARS = 2 * 1024 * 1024

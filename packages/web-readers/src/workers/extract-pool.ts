@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import type { Worker, WorkerOptions } from 'node:worker_threads'
 import { startModuleWorker, workerModuleBeside } from 'dsh-host'
 import { WebError, abortError, redactUrl } from 'dsh-web'
-import type { ConvertInput, ConvertOutput } from './convert-body.js'
+import type { ConvertInput, ConvertOutput } from '../convert/convert-body.js'
 import { DocumentProcesses, extractTimeoutError } from './document-process.js'
 import type { EncodedBody, ExtractJob, ExtractReady, ExtractReply } from './extract-worker.js'
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { FetchExtract, FetchFormat } from 'dsh-web'
 import { type ContentKind, charsetFromContentType, decodeBody, sniffKind } from './decode-body.js'
-import { type ExtractOutput, extractHtml } from './extract-html.js'
+import { type ExtractOutput, extractHtml } from '../html/extract-html.js'
 import { convertXml } from './feed-items.js'
 import { formatJson } from './json-document.js'
-import { extractPdf } from './pdf-text.js'
+import { extractPdf } from '../pdf/pdf-text.js'
 
 /** A response body as read off the wire (decompressed), to be turned into what the model reads. */
 export interface ConvertInput {

@@ -1,6 +1,6 @@
 import type { PageOutcome } from 'dsh-web'
 import { CHALLENGE_HEADERS, type OUTCOME_HEADERS, SOURCE_MARKERS, vendorOfHeaders } from './challenge-vendors.js'
-import type { ContentKind } from './decode-body.js'
+import type { ContentKind } from '../convert/decode-body.js'
 import { type PageSignals, SHORT_PAGE_WORDS, WORD_CAP } from './page-signals.js'
 
 /** What a static fetch knows of a document when it judges it: no more (pure, and cheap: the page was walked once in the worker). */

@@ -1,6 +1,6 @@
 import { DOMParser, parseHTML } from 'linkedom'
 import type { DocumentMetadata, FetchFormat } from 'dsh-web'
-import type { ExtractOutput } from './extract-html.js'
+import type { ExtractOutput } from '../html/extract-html.js'
 
 /** The few members of linkedom's nodes read here. */
 interface XmlNode {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { WebError, abortError, redactUrl } from 'dsh-web'
-import type { ConvertOutput } from './convert-body.js'
+import type { ConvertOutput } from '../convert/convert-body.js'
 import { type DocumentJob, type DocumentReady, type DocumentReply, MEMORY_CAP_MARK } from './document-protocol.js'
-import { PDF_IMPORT_STAND_IN } from './pdf-globals.js'
+import { PDF_IMPORT_STAND_IN } from '../pdf/pdf-globals.js'
 
 export interface DocumentProcessOptions {
   /** Documents read at once, each in its own process; more wait their turn (default 2). */

@@ -1,7 +1,7 @@
 import { DOMParser } from 'linkedom'
 import { Parser, Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
 import { END, NEXT, PREV, VALUE, markBuilt } from './built-document.js'
-import { DocumentError } from './document-error.js'
+import { DocumentError } from '../workers/document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
 

@@ -1,6 +1,6 @@
 import type { FetchFormat } from 'dsh-web'
-import { DocumentError, atUrl } from './document-error.js'
-import type { ExtractOutput } from './extract-html.js'
+import { DocumentError, atUrl } from '../workers/document-error.js'
+import type { ExtractOutput } from '../html/extract-html.js'
 
 /** Deeper JSON is refused rather than pretty-printed (JSON.stringify recurses once per level). */
 export const MAX_JSON_DEPTH = 512

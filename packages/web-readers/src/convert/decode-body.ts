@@ -1,5 +1,5 @@
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
-import { DocumentError } from './document-error.js'
+import { DocumentError } from '../workers/document-error.js'
 
 /**
  * Bytes to text the way a browser finds the encoding: byte order mark, then
