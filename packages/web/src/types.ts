@@ -303,6 +303,47 @@ export interface DocumentMetadata {
   pageCount?: number
   /** Items (entries) of an RSS or Atom feed. */
   itemCount?: number
+  /** What kind of page an HTML page is, judged from its structure and its own metadata; what chose the extraction rule. */
+  pageType?: PageType
+  /** What the page states about itself in JSON-LD, microdata or Open Graph: read, bounded, never invented. */
+  structured?: StructuredData
+}
+
+/** The kinds of HTML page extraction tells apart (WCXB's seven). */
+export type PageType = 'article' | 'forum' | 'product' | 'listing' | 'collection' | 'documentation' | 'service'
+
+/**
+ * A page's own statements about itself, from JSON-LD, microdata or Open
+ * Graph. Every field is copied from the page (whitespace collapsed, each
+ * string at most 200 characters), never inferred; untrusted like the text.
+ */
+export interface StructuredData {
+  /** Where the fields were read, in the order they were tried. */
+  sources: StructuredSource[]
+  /** schema.org types the page declares (`Product`, `NewsArticle`, `QAPage`, …), at most 8, or og:type. */
+  types: string[]
+  /** The declared name or headline. */
+  name?: string
+  author?: string
+  datePublished?: string
+  dateModified?: string
+  /** A product's offer, when the page declares one. */
+  product?: StructuredProduct
+  /** The page's breadcrumb trail, outermost first, at most 10 names. */
+  breadcrumbs?: string[]
+}
+
+export type StructuredSource = 'json-ld' | 'microdata' | 'opengraph'
+
+export interface StructuredProduct {
+  name?: string
+  brand?: string
+  sku?: string
+  /** As the page writes it (`19.99`), with its currency apart. */
+  price?: string
+  currency?: string
+  /** schema.org availability without its URL prefix (`InStock`). */
+  availability?: string
 }
 
 /** The kinds of document a fetch provider reads besides HTML. */
