@@ -40,7 +40,7 @@ describe('shipped compositions', () => {
     for (const file of files) {
       const text = await readFile(join(ROOT, file), 'utf8')
       const lines = text.split('\n')
-      for (const row of parseLayer(file, text).rows) {
+      for (const row of (await parseLayer(file, text)).rows) {
         if (!row.config) continue
         const start = lines.findIndex((line) => line === `- id: ${row.id}`)
         let previous = start

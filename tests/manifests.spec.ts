@@ -142,7 +142,7 @@ describe('package manifests', () => {
     }
   })
 
-  it('dsh-cli depends on every package the shipped compositions and the shipped overlays name, and on cordis', () => {
+  it('dsh-cli depends on every package the shipped compositions and the shipped overlays name, and on cordis', async () => {
     const cli = packages.find((item) => item.manifest.name === 'dsh-cli')!.manifest
     const shipped = shippedConfigDir()
     const files = [
@@ -152,7 +152,7 @@ describe('package manifests', () => {
     ]
     const named = new Set<string>()
     for (const file of files) {
-      for (const row of parseLayer(file, readFileSync(file, 'utf8')).rows) {
+      for (const row of (await parseLayer(file, readFileSync(file, 'utf8'))).rows) {
         if (row.name) named.add(row.name.split('/').slice(0, row.name.startsWith('@') ? 2 : 1).join('/'))
       }
     }

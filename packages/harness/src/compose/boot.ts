@@ -10,6 +10,7 @@ import { defaultHome } from '../home.js'
 import { harnessPackageDir, shippedConfigDir } from './config-dir.js'
 import { type EffectiveProxy, effectiveProxy, overriddenProxyWarnings, takesProxy } from './row-proxy.js'
 import { CompositionError, type Layer, readLayer } from './composition-files.js'
+import { LayerCache } from './layer-cache.js'
 import { configSources, replacementWarnings } from './config-sources.js'
 import { type MergedRow, mergeLayers } from './merge-rows.js'
 import { isSchema, redactSecrets, resolvePluginConfig } from './plugin-config.js'
@@ -185,11 +186,13 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
   const home = options.home ?? defaultHome()
   const personal = join(home, 'cordis.yml')
   const layers: Layer[] = []
+  const cache = await LayerCache.open(home)
   for (const file of files) {
     // The personal overlay decides what runs with the operator's keys: it and its folder must be the operator's alone, as ssh demands of its keys.
     if (file === personal) await assertPersonalOverlay(home, personal)
-    layers.push(await readLayer(file))
+    layers.push(await readLayer(file, cache))
   }
+  await cache.save()
   const merged = mergeLayers(layers)
   const patchedRows = new Map<string, Record<string, unknown>>()
   if (options.packagePatches) {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import YAML, { isAlias, isMap, isNode, isSeq, type Node } from 'yaml'
+import { type LayerCache } from './layer-cache.js'
 
 /** A row as written in a composition file. */
 export interface RowSpec {
@@ -32,31 +32,30 @@ export class CompositionError extends Error {
  * Reads one layer. Data only: explicit YAML tags (`!!js/function` and the
  * like) and `__jsExpr` values are refused, since other loaders evaluate them.
  */
-export async function readLayer(file: string): Promise<Layer> {
+export async function readLayer(file: string, cache?: LayerCache): Promise<Layer> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
   } catch (error: any) {
     throw new CompositionError(`${file}: cannot read the composition file (${error?.code ?? error?.message ?? error}).`)
   }
-  return parseLayer(file, text)
+  const known = cache?.get(text)
+  if (known !== undefined) return layerOf(file, known)
+  const { data, ...layer } = await parseLayer(file, text)
+  cache?.remember(text, data)
+  return layer
 }
 
-export function parseLayer(file: string, text: string): Layer {
-  const doc = YAML.parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: true })
-  if (doc.errors.length) throw new CompositionError(`${file}: not valid YAML: ${doc.errors[0].message}`)
-  let tagProblem: string | undefined
-  YAML.visit(doc, {
-    Node(_key, node) {
-      const explicit = (node as Node & { tag?: string }).tag
-      if (explicit && !tagProblem) {
-        const row = rowAround(doc, node)
-        tagProblem = `${file}${where(text, node)}: ${row ? `row "${row}": ` : ''}the YAML tag ${explicit.replace('tag:yaml.org,2002:', '!!')} is not allowed; composition files hold plain data, never code or typed values.`
-      }
-    },
-  })
-  if (tagProblem) throw new CompositionError(tagProblem)
-  const data: unknown = doc.toJS({ maxAliasCount: 50 })
+/** Parses a layer's text (the YAML parser is loaded at the first parse: a command whose layers the cache knows never loads it). */
+export async function parseLayer(file: string, text: string): Promise<Layer & { data: unknown }> {
+  const { parseYamlData } = await import('./yaml-data.js')
+  const parsed = parseYamlData(file, text)
+  if ('problem' in parsed) throw new CompositionError(parsed.problem)
+  return { ...layerOf(file, parsed.data), data: parsed.data }
+}
+
+/** The rows of a layer's parsed data, each checked. */
+function layerOf(file: string, data: unknown): Layer {
   if (data === null || data === undefined) return { file, rows: [] }
   if (!Array.isArray(data)) throw new CompositionError(`${file}: a composition file is a YAML list of rows ({ id, name, config, disabled }).`)
   const rows = data.map((row, index) => checkRow(file, row, index))
@@ -109,26 +108,4 @@ function findJsExpression(value: unknown, path: string): string | undefined {
     if (found) return found
   }
   return undefined
-}
-
-/** The id of the top-level row that contains `node`, when it has one. */
-function rowAround(doc: YAML.Document, node: Node): string | undefined {
-  const offset = node.range?.[0]
-  const top = doc.contents
-  if (offset === undefined || !isSeq(top)) return undefined
-  for (const item of top.items) {
-    if (isMap(item) && item.range && item.range[0] <= offset && offset <= item.range[2]) {
-      const id = item.get('id')
-      return typeof id === 'string' ? id : undefined
-    }
-  }
-  return undefined
-}
-
-function where(text: string, node: unknown): string {
-  if (!isNode(node) && !isAlias(node)) return ''
-  const offset = (node as Node).range?.[0]
-  if (offset === undefined) return ''
-  const line = text.slice(0, offset).split('\n').length
-  return `:${line}`
 }
