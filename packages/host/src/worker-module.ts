@@ -1,4 +1,4 @@
-import { Worker, type WorkerOptions } from 'node:worker_threads'
+import type { Worker, WorkerOptions } from 'node:worker_threads'
 
 /**
  * The one rule for loading a worker thread's module, for every package that
@@ -23,6 +23,8 @@ export function workerModuleBeside(here: string, name: string): URL {
  * here, where it is a development dependency of the workspace.
  */
 export function startModuleWorker(module: URL, options: WorkerOptions = {}): Worker {
+  // Got here, not imported: every start of a host loads this contract, few start a worker.
+  const { Worker } = process.getBuiltinModule('node:worker_threads')
   if (!module.pathname.endsWith('.ts')) return new Worker(module, options)
   const api = import.meta.resolve('tsx/esm/api')
   const code = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(module.href)}) })`

@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from 'node:dns'
 import { WebError, abortError, redactUrl } from 'dsh-web'
 import { DomainList, DomainListError, HostNameError, canonicalHost, describeDomainEntry, formatIpAddress, ipInRange, parseIpAddress, parseIpRange, type IpAddress, type IpRange } from 'dsh-host'
 import { type BlockedRange, blockedRange } from './ip-ranges.js'
@@ -18,6 +17,9 @@ export type LookupFunction = (
 ) => void
 
 export const MAX_URL_LENGTH = 8192
+
+/** The system resolver (node:dns lookup), got at the first lookup: a start that vets no name never loads node:dns. */
+const systemLookup: LookupFunction = (...args: Parameters<LookupFunction>) => (process.getBuiltinModule('node:dns').lookup as unknown as LookupFunction)(...args)
 
 /** What vet() hands on: the parsed URL and the addresses that passed. */
 export interface VettedDestination {
@@ -178,7 +180,7 @@ export function withFixedAnswers(lookup: LookupFunction | undefined, resolve: Re
     })
     table.set(canonicalSettingHost(host, 'resolve'), addresses)
   }
-  const fallback = lookup ?? (dnsLookup as unknown as LookupFunction)
+  const fallback = lookup ?? systemLookup
   // Asked with the canonical host of a vetted URL, which is the table's form.
   return (hostname, lookupOptions, callback) => {
     const fixed = table.get(hostname)
@@ -274,7 +276,7 @@ export class AddressPolicy {
   private readonly fakeIpRanges: FakeIpRanges
 
   constructor(options: AddressPolicyOptions = {}) {
-    this.lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
+    this.lookup = options.lookup ?? systemLookup
     this.trust = parseTrust(options.privateHosts ?? [])
     this.fakeIpRanges = new FakeIpRanges(options.fakeIpRanges ?? [])
     // The operator's lists: an empty one restricts nothing.

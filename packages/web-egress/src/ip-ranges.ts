@@ -34,8 +34,10 @@ function parseRange(cidr: string): IpRange {
   return range
 }
 
-function table(rows: [cidr: string, name: string][]): RangeEntry[] {
-  return rows.map(([cidr, name]) => ({ cidr, name, range: parseRange(cidr) }))
+/** A table parsed at its first use, not when the module loads (a start that never vets an address never parses one). */
+function table(rows: [cidr: string, name: string][]): () => RangeEntry[] {
+  let parsed: RangeEntry[] | undefined
+  return () => (parsed ??= rows.map(([cidr, name]) => ({ cidr, name, range: parseRange(cidr) })))
 }
 
 /**
@@ -74,7 +76,7 @@ const IPV4_REACHABLE = table([
  * link local, multicast...). Inside 2000::/3, the registry entries that are not
  * globally reachable.
  */
-const IPV6_GLOBAL_UNICAST = parseRange('2000::/3')
+const IPV6_GLOBAL_UNICAST = table([['2000::/3', 'IPv6 global unicast']])
 
 const IPV6_OUTSIDE = table([
   ['::/128', 'unspecified (RFC 4291)'],
@@ -162,7 +164,7 @@ export function embeddedIPv4(address: IpAddress): { address: IpAddress; via: str
 }
 
 function checkIPv4(address: IpAddress): BlockedRange | undefined {
-  return decide(address, IPV4_BLOCKED, IPV4_REACHABLE)
+  return decide(address, IPV4_BLOCKED(), IPV4_REACHABLE())
 }
 
 /**
@@ -184,11 +186,11 @@ export function blockedRange(input: string | IpAddress): BlockedRange | undefine
     const bad = checkIPv4(inner.address)
     if (bad) return { ...bad, embedded: { address: formatIpAddress(inner.address), via: inner.via } }
   }
-  if (!ipInRange(address, IPV6_GLOBAL_UNICAST)) {
-    const hit = find(address, IPV6_OUTSIDE)
+  if (!ipInRange(address, IPV6_GLOBAL_UNICAST()[0].range)) {
+    const hit = find(address, IPV6_OUTSIDE())
     return hit ? { cidr: hit.cidr, name: hit.name } : { cidr: '2000::/3', name: 'IPv6 global unicast', outside: true }
   }
   // 6to4 with a public IPv4 inside is an ordinary global address.
   if (parts[0] === 0x2002) return undefined
-  return decide(address, IPV6_BLOCKED, IPV6_REACHABLE)
+  return decide(address, IPV6_BLOCKED(), IPV6_REACHABLE())
 }

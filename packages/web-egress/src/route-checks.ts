@@ -36,11 +36,12 @@ export class FakeIpRanges {
   }
 }
 
-const WELL_KNOWN = parseRanges(WELL_KNOWN_FAKE_IP_RANGES, 'WELL_KNOWN_FAKE_IP_RANGES')
+// Parsed at the first refusal that asks, not when the module loads.
+let wellKnown: IpRange[] | undefined
 
 /** The sentence added to a refusal whose address lies in a well-known fake-IP range: which setting would allow it, and for what. */
 export function fakeIpHint(address: string, resolved: boolean): string {
-  if (!inRanges(WELL_KNOWN, address)) return ''
+  if (!inRanges((wellKnown ??= parseRanges(WELL_KNOWN_FAKE_IP_RANGES, 'WELL_KNOWN_FAKE_IP_RANGES')), address)) return ''
   if (!resolved) return ' Fake-IP ranges (proxy.fakeIpRanges) exempt answers for names, never an address written in the URL.'
   return ' If this machine resolves names through a fake-IP resolver (Clash, sing-box and the like), list its range in proxy.fakeIpRanges of the web-fetch-http row.'
 }

@@ -1,18 +1,19 @@
 import { readFileSync } from 'node:fs'
-import { STATUS_CODES } from 'node:http'
-import { type SecureContext, createSecureContext, rootCertificates } from 'node:tls'
+import type { SecureContext } from 'node:tls'
 import { type ProxySource, parseProxyUrl, readProxySettings } from 'dsh-host'
-import { MemoryStateStore, SharedState, WebError, abortError, redactUrl, writeWebArtifact } from 'dsh-web'
+import { EXTENSIONS, EXTRACTS, FORMATS, MemoryStateStore, SharedState, WebError, abortError, checkEnum, positive, redactUrl, writeWebArtifact } from 'dsh-web'
 import type { FetchExtract, FetchFormat, FetchProvider, FetchRequest, FetchedDocument, ProviderCall } from 'dsh-web'
 import type { ArtifactRef, JsonValue, LimitRule, SessionHandle } from 'dsh-host'
 import { AddressPolicy, type EgressOptions, PinnedAgents, type VettedDestination, transportError, withFixedAnswers } from 'dsh-web-egress'
-import { EXTENSIONS, EXTRACTS, ExtractPool, FORMATS, MAX_MAX_CHARS, OUTCOME_HEADERS, type ReaderOptions, checkEnum, judgePage, positive, readPageWindow, viewPage } from 'dsh-web-readers'
-import { classifyBody, classifyContentType, essence } from './content-type.js'
+import type { ExtractPool, ReaderOptions } from 'dsh-web-readers'
 import { type CachedDocument, DocumentCache, type DocumentVariant, trustFingerprint } from './document-cache.js'
 import { RobotsGate } from './robots-gate.js'
-import { readBodyForWorker } from './read-body.js'
-import { discard, header, requestFollowingRedirects } from './redirects.js'
 import { FetchLimits, hasSiteLimits, readSiteLimits } from './site-limits.js'
+
+type FetchParts = typeof import('./fetch-parts.js')
+let fetchParts: Promise<FetchParts> | undefined
+/** The modules a fetch needs and a start does not (fetch-parts.ts), loaded once, at the first fetch. */
+const loadFetchParts = () => (fetchParts ??= import('./fetch-parts.js'))
 
 export const PROVIDER_ID = 'http'
 
@@ -84,6 +85,8 @@ function trustContext(ca: NonNullable<HttpFetcherOptions['ca']>): SecureContext 
   if (!extra.every((item) => item.includes('-----BEGIN CERTIFICATE-----'))) {
     throw new WebError('INVALID_ARGUMENT', 'ca must be one or more PEM certificates (-----BEGIN CERTIFICATE-----).', { details: { argument: 'ca' } })
   }
+  // Loaded only for a row that names its own CA: a start without one never loads node:tls.
+  const { createSecureContext, rootCertificates } = process.getBuiltinModule('node:tls')
   const defaults = [...rootCertificates]
   const extraFile = process.env.NODE_EXTRA_CA_CERTS
   if (extraFile) {
@@ -120,13 +123,16 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   const limited = hasSiteLimits(siteLimits)
   // Artifacts are files of this machine: remembered here, never in the shared cache.
   const artifacts = new Map<string, ArtifactRef>()
-  const pool = new ExtractPool({
-    size: options.extractWorkers,
-    parseTimeoutMs: options.extractTimeoutMs,
-    recycleAfterJobs: options.recycleAfterJobs,
-    documentProcesses: options.documentProcesses,
-    documentMemoryMb: options.documentMemoryMb,
-  })
+  // The workers' pool, made at the first fetch (it starts no worker before a page needs one).
+  let pool: ExtractPool | undefined
+  const poolOf = (parts: FetchParts) =>
+    (pool ??= new parts.ExtractPool({
+      size: options.extractWorkers,
+      parseTimeoutMs: options.extractTimeoutMs,
+      recycleAfterJobs: options.recycleAfterJobs,
+      documentProcesses: options.documentProcesses,
+      documentMemoryMb: options.documentMemoryMb,
+    }))
   const maxElemsToParse = positive(options.maxElemsToParse, 200_000, 'maxElemsToParse')
   // Built once here, not per connection: parsing the roots takes tens of milliseconds.
   const secureContext = options.ca === undefined ? undefined : trustContext(options.ca)
@@ -147,9 +153,10 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     return value
   }
 
-  async function download(url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal, fetchedAt: string, limits?: FetchLimits): Promise<CachedDocument> {
+  async function download(parts: FetchParts, url: URL, request: FetchRequest, format: FetchFormat, extract: FetchExtract, signal: AbortSignal, fetchedAt: string, limits?: FetchLimits): Promise<CachedDocument> {
+    const { classifyBody, classifyContentType, discard, essence, header, judgePage, OUTCOME_HEADERS, readBodyForWorker } = parts
     const proxyCredential = await readProxyCredential(signal)
-    const response = await requestFollowingRedirects(
+    const response = await parts.requestFollowingRedirects(
       url,
       policy,
       {
@@ -179,7 +186,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       // The site's slot ends with its body, not with the extraction.
       await limits?.close()
       // Inflating, hashing, decoding and extraction run in a worker, which gets the bytes by transfer.
-      const output = await pool.convert(
+      const output = await poolOf(parts).convert(
         { bytes: ownedBytes(body.bytes), contentType: contentTypeHeader, kind: body.kind, url: finalUrl, format, extract, maxElemsToParse },
         signal,
         body.encodings.length ? { encodings: body.encodings, maxBytes } : undefined,
@@ -230,7 +237,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
   // robots.txt is read through this same fetcher: the address policy, the route, the limits and the cache hold for it too.
   const robots = options.respectRobots
     ? new RobotsGate(async (robotsUrl, signal) => {
-        const document = await fetchDocument({ url: robotsUrl, format: 'text', extract: 'full', maxChars: MAX_MAX_CHARS }, { signal })
+        const document = await fetchDocument({ url: robotsUrl, format: 'text', extract: 'full', maxChars: (await loadFetchParts()).MAX_MAX_CHARS }, { signal })
         return { status: document.status, text: document.text }
       })
     : undefined
@@ -239,7 +246,8 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     const started = performance.now()
     const fetchedAt = new Date().toISOString()
     if (!request || typeof request !== 'object') throw new WebError('INVALID_ARGUMENT', 'The fetch request must be an object with a url.')
-    const window = readPageWindow(request, MAX_MAX_CHARS)
+    const parts = await loadFetchParts()
+    const window = parts.readPageWindow(request, parts.MAX_MAX_CHARS)
     const format = checkEnum(request.format, FORMATS, 'format', 'markdown')
     const extract = checkEnum(request.extract, EXTRACTS, 'extract', 'main')
     const url = policy.parse(request.url, request.allowedDomains)
@@ -265,7 +273,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
         ? new FetchLimits(state(), siteLimits, { signal: controller.signal, deadline: Math.min(call.deadline ?? Infinity, Date.now() + timeoutMs) }, timeoutMs + (options.extractTimeoutMs ?? 15_000), notes)
         : undefined
       try {
-        document = await download(url, request, format, extract, controller.signal, fetchedAt, limits)
+        document = await download(parts, url, request, format, extract, controller.signal, fetchedAt, limits)
       } catch (error) {
         if (controller.signal.aborted && !WebError.is(error)) throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
         if (controller.signal.aborted && WebError.is(error) && error.code === 'WEB_FETCH_FAILED') throw abortError(controller.signal, `Fetching ${redactUrl(url)}`)
@@ -281,7 +289,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     // A hit through the final URL followed no redirect; one through the URL that made the snapshot, the same hops again.
     const redirects = url.href === document.requestedUrl ? document.redirects : []
     // The part, the matches or the passages: all of this one snapshot, so their offsets are those a later call pages by.
-    const page = viewPage(document.text, format, window, document.pageStarts)
+    const page = parts.viewPage(document.text, format, window, document.pageStarts)
     let artifact: ArtifactRef | undefined
     if (document.text.length > artifactThreshold) {
       // The file names its URL in its fence: the same bytes at another URL are another file.
@@ -343,7 +351,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
       warnings,
     }
     if (document.status < 200 || document.status > 299) {
-      result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${document.status}${STATUS_CODES[document.status] ? ` ${STATUS_CODES[document.status]}` : ''}; the text is the page it sent with that status (often an error page, not the content asked for).` }
+      result.error = { code: 'WEB_HTTP_STATUS', message: `The server answered ${document.status}${parts.STATUS_CODES[document.status] ? ` ${parts.STATUS_CODES[document.status]}` : ''}; the text is the page it sent with that status (often an error page, not the content asked for).` }
     }
     for (const key of Object.keys(result) as (keyof FetchedDocument)[]) if (result[key] === undefined) delete result[key]
     for (const key of Object.keys(result.provenance) as (keyof FetchedDocument['provenance'])[]) if (result.provenance[key] === undefined) delete result.provenance[key]
@@ -374,7 +382,7 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): HttpFetcher
     async close() {
       ownMemory?.clear()
       artifacts.clear()
-      await Promise.all([pool.close(), agents.destroy()])
+      await Promise.all([pool?.close(), agents.destroy()])
     },
   }
 }

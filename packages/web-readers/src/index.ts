@@ -19,7 +19,6 @@ export {
   tooLargeMessage,
   undecodableMessage,
 } from './convert/decode-body.js'
-export { EXTENSIONS, EXTRACTS, FORMATS, checkEnum, positive } from './fetch-arguments.js'
 export { OUTCOME_HEADERS } from './outcome/challenge-vendors.js'
 export { judgePage } from './outcome/page-outcome.js'
 export { MAX_MAX_CHARS, readPageWindow, type PageWindow } from './view/paging.js'

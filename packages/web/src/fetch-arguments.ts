@@ -1,5 +1,5 @@
-import { WebError } from 'dsh-web'
-import type { FetchExtract, FetchFormat } from 'dsh-web'
+import { WebError } from './errors.js'
+import type { FetchExtract, FetchFormat } from './types.js'
 
 /** The forms a fetch returns its text in, and the file extension of each form's artifact. */
 export const FORMATS: FetchFormat[] = ['markdown', 'text', 'html']
