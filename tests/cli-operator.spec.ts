@@ -145,7 +145,7 @@ describe('dsh usage: help, version, suggestions, exit codes, one JSON document',
     for (const flag of ['--private-host', '--resolve', '--allow-failed-rows', '--json']) assert.ok(fetchHelp.stdout.includes(flag), flag)
   })
 
-  it('loads what each command uses: dsh tools --json --preset ptc and dsh compose --json load neither the MCP SDK, QuickJS, acorn, undici, Ajv nor tldts; dsh --version not even Cordis', async () => {
+  it('loads what each command uses: dsh tools --json --preset ptc and dsh compose --json load neither the MCP SDK, QuickJS, acorn, undici, Ajv, tldts, the readers nor (their layers known) yaml; dsh --version not even Cordis', async () => {
     const loaded = async (args: string[]) => {
       const file = join(home, `modules-${args.join('-')}.txt`)
       await promisify(execFile)(process.execPath, ['--import', join(ROOT, 'tests/support/loaded-modules.mjs'), CLI, ...args], {
@@ -154,8 +154,11 @@ describe('dsh usage: help, version, suggestions, exit codes, one JSON document',
       })
       return (await readFile(file, 'utf8')).split('\n')
     }
-    // undici comes with the first request, Ajv with the first tool call, tldts with the first rate-limited fetch.
-    const lazy = ['@modelcontextprotocol', 'quickjs-emscripten', '/acorn', '/zod', '/node_modules/undici/', '/node_modules/ajv/', '/node_modules/tldts/']
+    // undici comes with the first request, Ajv with the first tool call, tldts with the first rate-limited fetch, the readers
+    // (extraction, the page judge, node:http and zlib) with the first fetch; yaml only when a layer is not in the home's cache.
+    const lazy = ['@modelcontextprotocol', 'quickjs-emscripten', '/acorn', '/zod', '/node_modules/undici/', '/node_modules/ajv/', '/node_modules/tldts/', '/web-readers/dist/', 'node:http', 'node:zlib', '/node_modules/yaml/']
+    const first = await loaded(['tools', '--json', '--preset', 'ptc'])
+    assert.ok(first.some((url) => url.includes('/node_modules/yaml/')), 'the first start parses its layers')
     for (const args of [['tools', '--json', '--preset', 'ptc'], ['compose', '--json']]) {
       const urls = await loaded(args)
       assert.ok(urls.some((url) => url.includes('/web-fetch-http/dist/http-fetcher.js')), `dsh ${args.join(' ')} booted the fetch provider`)
