@@ -2,6 +2,7 @@ import type { DocumentMetadata, FetchedDocument, PageOutcome, WebErrorCode } fro
 import { cleanUntrustedLine, fenceUntrusted } from 'dsh-host'
 import { LINE_MAX, TITLE_MAX, URL_MAX } from './line-limits.js'
 import { lensSummary, lensText } from './render-lens.js'
+import { metadataLines } from './render-metadata.js'
 
 /** Whether the page came with a 2xx status. */
 export function isSuccessStatus(document: FetchedDocument): boolean {
@@ -84,7 +85,8 @@ function outcomeSentence(document: FetchedDocument): string | undefined {
  * URL, status, what a document that is not HTML was read as, which
  * characters of how many, the offset to continue from, or with find or
  * query how many matches or passages, and what the page turned out to be
- * when it is not plainly its content), notes, the page (or its matches or
+ * when it is not plainly its content), notes, what the page declares about
+ * itself (render-metadata.ts), the page (or its matches or
  * passages and outline) inside the untrusted fence, and a footer naming the provider's artifact
  * when there is one. A bot check or a sign-in wall is never shown: the
  * header says so, and there is no fence. Every page- or provider-controlled
@@ -102,6 +104,7 @@ export function renderFetch(document: FetchedDocument): string {
   if (document.truncatedReason) lines.push(`Note: ${cleanUntrustedLine(document.truncatedReason, { maxLength: LINE_MAX })}`)
   for (const warning of document.warnings ?? []) lines.push(`Note: ${cleanUntrustedLine(warning, { maxLength: LINE_MAX })}`)
   if (withheld) return lines.join('\n')
+  lines.push(...metadataLines(document.metadata))
   // With find or query, the matches or passages are the page text shown; an answer with none has no fence.
   const shown = document.find || document.query ? lensText(document) : document.text
   if (shown !== undefined) {
