@@ -11,6 +11,8 @@ import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
 import { noscriptView } from './noscript-view.js'
+import { judgePageType } from './page-type.js'
+import { readStructuredData } from './structured-data.js'
 
 export interface ExtractInput {
   html: string
@@ -80,8 +82,10 @@ function absolute(value: string, base: string): string | undefined {
   }
 }
 
-function readMetadata(document: DomDocument, base: string): DocumentMetadata {
+function readMetadata(document: DomDocument, base: string, html: string): DocumentMetadata {
   const table = metaTable(document)
+  const reading = readStructuredData(document, html, table)
+  const pageType = judgePageType(reading)
   const meta = (...names: string[]) => names.map((name) => table.get(name)).find((value) => value !== undefined)
   const canonical = Array.from(byTag(document, 'link'))
     .find((link) => link.hasAttribute('href') && /(?:^|\s)canonical(?:\s|$)/i.test(link.getAttribute('rel') ?? ''))
@@ -94,6 +98,8 @@ function readMetadata(document: DomDocument, base: string): DocumentMetadata {
     publishedTime: meta('article:published_time', 'datepublished', 'date', 'dc.date', 'pubdate'),
     canonicalUrl: canonical ? absolute(canonical, base) : undefined,
     excerpt: meta('description', 'og:description'),
+    pageType,
+    structured: reading.structured,
   }
 }
 
@@ -286,7 +292,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)
   const base = baseUrlOf(document, input.url, html)
   let signals = readPageSignals(document, html)
-  const pageMetadata = readMetadata(document, base)
+  const pageMetadata = readMetadata(document, base, html)
   const noscript = noscriptView(document, signals)
   let source = html
   if (noscript !== undefined) {
