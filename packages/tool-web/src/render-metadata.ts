@@ -10,7 +10,7 @@ const SOURCE_NAMES: Record<StructuredData['sources'][number], string> = { 'json-
 
 /**
  * What a page says about itself (its JSON-LD, microdata or Open Graph) and
- * what kind of page extraction judged it, as labelled lines for the header
+ * what kind of page the reader judged it from that, as labelled lines for the header
  * of a `web_fetch` result: the kind when it is not an article or when the
  * page declared something, then each declared field the page gave. Every
  * value is the page's own and cleaned as any page string outside the fence
@@ -25,7 +25,7 @@ export function metadataLines(metadata: DocumentMetadata | undefined): string[] 
   const clean = (value: string) => cleanUntrustedLine(value, { maxLength: TITLE_MAX })
   const lines: string[] = []
   const declared = structured?.types.length ? ` (the page declares ${structured.types.slice(0, TYPES_SHOWN).map(clean).join(', ')})` : ''
-  if (pageType) lines.push(`- kind of page: ${pageType}, judged from its structure${declared}`)
+  if (pageType) lines.push(`- kind of page: ${pageType}, judged from what it declares${declared}`)
   else if (declared) lines.push(`- declared types: ${structured!.types.slice(0, TYPES_SHOWN).map(clean).join(', ')}`)
   if (structured) {
     const field = (label: string, value: string | undefined) => {

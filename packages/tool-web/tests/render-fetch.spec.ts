@@ -79,7 +79,7 @@ describe('the web_fetch header shows what a page declares about itself, labelled
     const block = rest.slice(0, rest.indexOf(''))
     assert.deepEqual(block, [
       "Page metadata (read from its JSON-LD, Open Graph; the page's own statements, untrusted like its text):",
-      '- kind of page: product, judged from its structure (the page declares Product, BreadcrumbList)',
+      '- kind of page: product, judged from what it declares (the page declares Product, BreadcrumbList)',
       '- name: Trail shoe X',
       '- brand: Acme',
       '- SKU: TS-1',
@@ -91,7 +91,7 @@ describe('the web_fetch header shows what a page declares about itself, labelled
 
   it('an article with nothing declared adds no line; a listing says its kind', () => {
     assert.ok(!renderFetch(fetched({ pageType: 'article' }, 'text/html', 'x')).includes('Page metadata'))
-    assert.match(renderFetch(fetched({ pageType: 'listing' }, 'text/html', 'x')), /\nPage metadata:\n- kind of page: listing, judged from its structure\n/)
+    assert.match(renderFetch(fetched({ pageType: 'listing' }, 'text/html', 'x')), /\nPage metadata:\n- kind of page: listing, judged from what it declares\n/)
   })
 
   it('a declared value cannot break out: control characters, fence markers and length are cleaned', () => {

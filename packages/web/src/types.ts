@@ -303,7 +303,7 @@ export interface DocumentMetadata {
   pageCount?: number
   /** Items (entries) of an RSS or Atom feed. */
   itemCount?: number
-  /** What kind of page an HTML page is, judged from its structure and its own metadata; what chose the extraction rule. */
+  /** What kind of page an HTML page is, judged from the types it declares (structured); undefined when it declares none. */
   pageType?: PageType
   /** What the page states about itself in JSON-LD, microdata or Open Graph: read, bounded, never invented. */
   structured?: StructuredData

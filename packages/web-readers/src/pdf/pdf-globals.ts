@@ -58,28 +58,12 @@ export class DomMatrix2D {
 
   /** this = this × other */
   multiplySelf(other: ArrayLike<number> | Matrix2D = IDENTITY): this {
-    const o = toMatrix(other)
-    return this.set(
-      this.a * o.a + this.c * o.b,
-      this.b * o.a + this.d * o.b,
-      this.a * o.c + this.c * o.d,
-      this.b * o.c + this.d * o.d,
-      this.a * o.e + this.c * o.f + this.e,
-      this.b * o.e + this.d * o.f + this.f,
-    )
+    return this.set(...product(this, toMatrix(other)))
   }
 
   /** this = other × this */
   preMultiplySelf(other: ArrayLike<number> | Matrix2D): this {
-    const o = toMatrix(other)
-    return this.set(
-      o.a * this.a + o.c * this.b,
-      o.b * this.a + o.d * this.b,
-      o.a * this.c + o.c * this.d,
-      o.b * this.c + o.d * this.d,
-      o.a * this.e + o.c * this.f + o.e,
-      o.b * this.e + o.d * this.f + o.f,
-    )
+    return this.set(...product(toMatrix(other), this))
   }
 
   translateSelf(tx = 0, ty = 0): this {
@@ -159,3 +143,15 @@ export function installPdfGlobals(): void {
  * replaces it before any document is read. JavaScript source, run as is.
  */
 export const PDF_IMPORT_STAND_IN = 'globalThis.DOMMatrix ??= class DOMMatrix {};'
+
+/** left × right, as the six numbers a, b, c, d, e, f of a 2D affine matrix. */
+function product(left: Matrix2D, right: Matrix2D): [number, number, number, number, number, number] {
+  return [
+    left.a * right.a + left.c * right.b,
+    left.b * right.a + left.d * right.b,
+    left.a * right.c + left.c * right.d,
+    left.b * right.c + left.d * right.d,
+    left.a * right.e + left.c * right.f + left.e,
+    left.b * right.e + left.d * right.f + left.f,
+  ]
+}
