@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { readdir, rename, rm } from 'node:fs/promises'
+import { readdir, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { CodedError, type CodedErrorOptions, openPrivateFile, syncFolder } from 'dsh-host'
+import { CodedError, type CodedErrorOptions } from 'dsh-host'
 import { assertPrivateHome, openTrustAnchor } from './private-home.js'
 import { withFileLock } from './file-lock.js'
+import { replaceFile, TEMP_FILE_SUFFIX } from './replace-file.js'
 
 /**
  * The one JSON file of records under $DSH_HOME (the credential store, the MCP
@@ -97,22 +97,8 @@ export class LockedJsonFile<T> {
     return this.options.damaged ? this.options.damaged(message, details) : new JsonFileDamagedError(message, { details, cause })
   }
 
-  private async write(contents: T): Promise<void> {
-    const temp = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-    try {
-      const handle = await openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, `A temp file of ${this.options.what.toLowerCase()}`)
-      try {
-        await handle.writeFile(JSON.stringify(contents, null, 2) + '\n', 'utf8')
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await rename(temp, this.path)
-    } catch (error) {
-      await rm(temp, { force: true })
-      throw error
-    }
-    await syncFolder(dirname(this.path))
+  private write(contents: T): Promise<void> {
+    return replaceFile(this.path, JSON.stringify(contents, null, 2) + '\n', this.options.what)
   }
 
   /** Temp files of writers killed before their rename (they may hold secrets): removed under the lock. */
@@ -120,7 +106,7 @@ export class LockedJsonFile<T> {
     const prefix = `${basename(this.path)}.`
     const folder = dirname(this.path)
     for (const name of await readdir(folder)) {
-      const match = name.startsWith(prefix) && /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length))
+      const match = name.startsWith(prefix) && TEMP_FILE_SUFFIX.exec(name.slice(prefix.length))
       if (!match || Number(match[1]) === process.pid) continue
       try {
         process.kill(Number(match[1]), 0)

@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { constants } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ensurePrivateFolder, syncFolder } from 'dsh-host'
+import { ensurePrivateFolder } from 'dsh-host'
 import { isJsonValue } from '../json-value.js'
 import { assertPrivateHome, openTrustAnchor } from '../private-home.js'
+import { replaceFile } from '../replace-file.js'
 
 /**
  * Composition files as parsed before, by the SHA-256 of their text, so that
@@ -74,25 +74,12 @@ export class LayerCache {
     this.changed = true
   }
 
-  /** Writes what `remember` added (temp file, rename, fsync of the folder); a cache that cannot be written stays as it was. */
+  /** Writes what `remember` added, replacing the file atomically; a cache that cannot be written stays as it was. */
   async save(): Promise<void> {
     if (!this.file || !this.changed) return
     this.changed = false
     const body: CacheFile = { version: VERSION, entries: Object.fromEntries(this.entries) }
-    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    try {
-      const handle = await openTrustAnchor(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'The dsh layer cache')
-      try {
-        await handle.writeFile(JSON.stringify(body))
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await rename(temp, this.file)
-      await syncFolder(join(this.file, '..'))
-    } catch {
-      await rm(temp, { force: true }).catch(() => {})
-    }
+    await replaceFile(this.file, JSON.stringify(body), 'The dsh layer cache').catch(() => {})
   }
 }
 
