@@ -163,6 +163,11 @@ describe('dsh mcp --http: two processes on one machine', () => {
     const carol = await client(second, tokens.carol)
     const gate = join(home, 'open')
     const running = [carol.callTool({ name: 'wait_for_file', arguments: { path: gate } }), carol.callTool({ name: 'wait_for_file', arguments: { path: gate } })]
+    // The two requests travel on their own connections: the third is sent only once both are admitted
+    // (each has its tool/call event), or it could overtake one of them and be the call that is running.
+    const waiting = (event: any) => event.type === 'tool/call' && event.data.tool === 'wait_for_file' && event.data.input?.path === gate
+    const first = await untilSessionEvent(home, waiting)
+    await untilSessionEvent(home, (event) => waiting(event) && event.data.callId !== first.data.callId)
     // The give-up time only keeps a server without the cap from hanging the suite; nothing here is timed.
     await assert.rejects(carol.callTool({ name: 'wait_for_file', arguments: { path: gate } }, undefined, { timeout: 60_000 }), (error: unknown) => {
       assert.ok(error instanceof McpError, String(error))
