@@ -161,8 +161,8 @@ describe('dsh usage: help, version, suggestions, exit codes, one JSON document',
     assert.ok(first.some((url) => url.includes('/node_modules/yaml/')), 'the first start parses its layers')
     for (const args of [['tools', '--json', '--preset', 'ptc'], ['compose', '--json']]) {
       const urls = await loaded(args)
-      assert.ok(urls.some((url) => url.includes('/web-fetch-http/dist/http-fetcher.js')), `dsh ${args.join(' ')} booted the fetch provider`)
-      assert.ok(urls.some((url) => url.includes('/provider-kit/dist/transport.js')), `dsh ${args.join(' ')} booted a search provider`)
+      assert.ok(urls.some((url) => url.includes('/web-fetch-http/dist/index.js')), `dsh ${args.join(' ')} booted the fetch provider`)
+      assert.ok(urls.some((url) => url.includes('/provider-kit/dist/index.js')), `dsh ${args.join(' ')} booted a search provider`)
       for (const heavy of lazy) assert.ok(!urls.some((url) => url.includes(heavy)), `dsh ${args.join(' ')} loaded ${heavy}`)
     }
     const version = await loaded(['--version'])

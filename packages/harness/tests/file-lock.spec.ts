@@ -15,7 +15,7 @@ const FIXTURES = join(import.meta.dirname, 'fixtures')
 
 /** A child process that holds the lock of `file` until it is killed. */
 async function holdLock(file: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(FIXTURES, 'lock-holder.mjs'), file], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', join(FIXTURES, 'lock-holder.mjs'), file], { stdio: ['pipe', 'pipe', 'inherit'] })
   await new Promise<void>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('held') && resolve())
     child.on('exit', (code) => reject(new Error(`the lock holder exited (${code}) before taking the lock`)))
@@ -97,7 +97,7 @@ describe('leases', () => {
 
   it("holds while its process runs, and nothing from the moment it is killed with kill -9", async () => {
     const path = join(dir, 'killed')
-    const child = spawn(process.execPath, [join(FIXTURES, 'lease-holder.mjs'), path], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', join(FIXTURES, 'lease-holder.mjs'), path], { stdio: ['ignore', 'pipe', 'inherit'] })
     await new Promise<void>((resolve, reject) => {
       child.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('held') && resolve())
       child.on('exit', (code) => reject(new Error(`the lease holder exited (${code}) before taking the lease`)))

@@ -24,7 +24,7 @@ function listFile(path: string): LockedJsonFile<List> {
 
 /** A writer process, started and waiting for "go" on stdin. */
 async function startWriter(file: string, tag: string, count: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [WRITER, file, tag, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, tag, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] })
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
   await new Promise<void>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('ready') && resolve())

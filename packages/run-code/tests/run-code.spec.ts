@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -253,10 +254,13 @@ describe('run_code worker code', () => {
     }
   })
 
-  it('runs the compiled worker beside the compiled runner, as in production', async () => {
-    const built = (await import(new URL('../dist/code-runner.js', import.meta.url).href)) as typeof import('../src/code-runner.js')
-    assert.equal(built.CODE_WORKER_MODULE.href, new URL('../dist/code-worker.js', import.meta.url).href)
-    const result = await built.runCodeInWorker({ ...job, code: '1 + 1', language: 'javascript', signal: new AbortController().signal })
-    assert.equal(result.value, 2)
+  it('runs the built worker beside the built bundle, as in production', async () => {
+    // The bundle starts the worker by file name beside itself: dist/code-worker.js, an entry point of its own.
+    assert.ok(existsSync(new URL('../dist/code-worker.js', import.meta.url)), 'the build wrote the worker beside the bundle')
+    const built = (await import(new URL('../dist/index.js', import.meta.url).href)) as typeof import('../src/index.js')
+    const tool = built.createRunCodeTool({ list: () => [], invoke: async () => { throw new Error('no tools here') } }, { timeoutMs: 5000, maxTimeoutMs: 5000, memoryMb: 16, outputThreshold: 65536 })
+    const result = await tool.handler({ code: '1 + 1' }, { callId: 'built', signal: new AbortController().signal })
+    assert.equal(result.isError, undefined, result.content)
+    assert.equal((result.structured as { result: unknown }).result, 2)
   })
 })

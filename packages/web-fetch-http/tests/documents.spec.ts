@@ -194,11 +194,11 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
       }
     })
 
-    it('runs the compiled document child beside the compiled pool, as in production', async () => {
-      const built = (await import(new URL('../../web-readers/dist/workers/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+    it('runs the built document child beside the built bundle, as in production', async () => {
+      const built = (await import(new URL('../../web-readers/dist/index.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
       const pool = new built.ExtractPool({ size: 1 })
       try {
-        assert.equal(pool.documents.childSource.href, new URL('../../web-readers/dist/workers/document-child.js', import.meta.url).href)
+        assert.equal(pool.documents.childSource.href, new URL('../../web-readers/dist/document-child.js', import.meta.url).href)
         const output = await pool.convert({ bytes: new Uint8Array(REPORT), kind: 'pdf', url: 'https://x.test/a.pdf', format: 'text', extract: 'main' }, signal())
         assert.match(output.text, /Quarterly report/)
         // a second PDF is read by the same process: it held little after the first
@@ -209,8 +209,8 @@ describe('documents that are not HTML, through the real fetcher on loopback', ()
       }
     })
 
-    it("reads a PDF where pdf.js's optional native package cannot load (was: DOMMatrix is not defined), on source and compiled", async () => {
-      const built = (await import(new URL('../../web-readers/dist/workers/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+    it("reads a PDF where pdf.js's optional native package cannot load (was: DOMMatrix is not defined), from the source and from the build", async () => {
+      const built = (await import(new URL('../../web-readers/dist/index.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
       const refuse = fileURLToPath(new URL('./fixtures/no-native-canvas.cjs', import.meta.url))
       const options = process.env.NODE_OPTIONS
       // The document processes inherit the environment: each starts with @napi-rs/canvas refused.

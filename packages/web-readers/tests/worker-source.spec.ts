@@ -1,5 +1,5 @@
 // The extraction worker is loaded by file path beside its pool (workerModuleBeside
-// in dsh-host): the TypeScript source under tsx, the compiled file when built.
+// in dsh-host): the TypeScript source under tsx, the built bundle's worker, written beside it in dist/, when built.
 import assert from 'node:assert/strict'
 import { appendFile, cp, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -41,11 +41,11 @@ describe('extraction worker code', () => {
     }
   })
 
-  it('runs the compiled worker beside the compiled pool, as in production', async () => {
-    const built = (await import(new URL('../dist/workers/extract-pool.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
+  it('runs the built worker beside the built bundle, as in production', async () => {
+    const built = (await import(new URL('../dist/index.js', import.meta.url).href)) as { ExtractPool: typeof ExtractPool }
     const pool = new built.ExtractPool({ size: 1 })
     try {
-      assert.equal(pool.workerSource.href, new URL('../dist/workers/extract-worker.js', import.meta.url).href)
+      assert.equal(pool.workerSource.href, new URL('../dist/extract-worker.js', import.meta.url).href)
       const output = await pool.convert({ bytes: html('built'), kind: 'html', url: 'https://x.test/', format: 'text', extract: 'full' }, new AbortController().signal)
       assert.equal(output.text, 'built')
     } finally {

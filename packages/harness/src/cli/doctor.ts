@@ -1,6 +1,5 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { compose, type Composition } from '../compose/boot.js'
 import type { CredentialsService } from '../credentials/index.js'
 import { defaultHome } from '../home.js'
@@ -12,6 +11,7 @@ import { ignoredVariableChecks, networkPolicyChecks } from './doctor-policy.js'
 import { routeLogsToStderr, withoutStartErrors } from './log-routing.js'
 import { operatorPatches } from './operator-flags.js'
 import { escapeForTerminal } from './terminal.js'
+import { harnessPackageJson } from '../package-root.js'
 
 /**
  * `dsh doctor`: boots the composition like every command and says, one line
@@ -55,7 +55,7 @@ export async function runDoctor(options: GlobalOptions & DoctorOptions, io: Outp
     checks.push(...(await homeChecks(defaultHome())))
     checks.push(proxyCheck())
     // dsh-harness's own engines.node: the same floor as every package of the family (tests/manifests.spec.ts).
-    checks.push(await nodeCheck(fileURLToPath(new URL('../../package.json', import.meta.url))))
+    checks.push(await nodeCheck(harnessPackageJson()))
     if (composition) checks.push(...toolChecks(composition), ...(await toolSchemaChecks(composition)), ...networkPolicyChecks(composition))
     checks.push(...ignoredVariableChecks())
     if (options.selfTestFetch) checks.push(await fetchSelfTest(composition))

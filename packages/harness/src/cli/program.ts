@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module'
 import { Command, CommanderError, Option } from 'commander'
 import type { GlobalOptions, Output } from './commands.js'
 import { UsageError } from './errors.js'
+import { harnessVersion } from '../package-root.js'
 
 /**
  * The `dsh` command line: every command, its options, help with examples.
@@ -10,7 +10,7 @@ import { UsageError } from './errors.js'
  * load the MCP SDK the same way), so `dsh --version` and `dsh COMMAND --help` load none of it.
  */
 
-const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
+const VERSION = harnessVersion()
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
 

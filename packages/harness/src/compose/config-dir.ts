@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { harnessPackageDir } from '../package-root.js'
 import { CompositionError } from './composition-files.js'
 
 /**
@@ -13,16 +13,7 @@ import { CompositionError } from './composition-files.js'
  * installed package.
  */
 export function shippedConfigDir(): string {
-  return fileURLToPath(new URL('../../config/', import.meta.url)).replace(/[\\/]$/, '')
-}
-
-/**
- * The folder the harness itself is installed in. Rows resolve from here when
- * the config folder cannot resolve them: a config folder of the operator's own
- * (outside any node_modules) still mounts the plugins installed beside dsh.
- */
-export function harnessPackageDir(): string {
-  return fileURLToPath(new URL('../../', import.meta.url)).replace(/[\\/]$/, '')
+  return join(harnessPackageDir(), 'config')
 }
 
 /**

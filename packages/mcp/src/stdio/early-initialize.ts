@@ -20,7 +20,7 @@ import type { Readable, Writable } from 'node:stream'
 
 /** The name MCP clients see, and the version of dsh-mcp from its package.json. */
 export const SERVER_NAME = 'dsh'
-export const SERVER_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
+export const SERVER_VERSION: string = (createRequire(import.meta.url)('dsh-mcp/package.json') as { version: string }).version
 /** What the server offers: its tools, a list that does not change while it runs. */
 export const SERVER_CAPABILITIES = { tools: { listChanged: false } }
 
