@@ -68,6 +68,18 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['Boards', 'Log in', 'Terms and rules', 'Privacy'])
     })
 
+    it(`a service page whose markup names only its introduction: every section, not the introduction alone (${format})`, async () => {
+      const { text } = await extract('page-service-sections', format)
+      assertInOrder(text, [
+        'from the first survey to the final commissioning visit',
+        'A survey of your home', 'free of charge',
+        'Choosing the right system', 'collector loops or a borehole',
+        'Installation and commissioning', 'weather compensation curve',
+        'Grants and aftercare', 'seven days a week',
+      ])
+      assertNone(text, ['About us', 'Contact', 'Privacy', 'Terms'])
+    })
+
     it(`questions and answers: the question, every answer and its code (${format})`, async () => {
       const { text } = await extract('page-questions-answers', format)
       assertInOrder(text, [
