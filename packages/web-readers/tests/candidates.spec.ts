@@ -80,6 +80,13 @@ describe('choosing between the two candidates', () => {
     assert.equal(chooseCandidate({ scored: named, named: scored }), 'scored')
   })
 
+  it("keeps readability's when the markup's container is a small part of it: an introduction, not the article with less around it", () => {
+    const sections = ['the survey', 'the choice of system', 'the installation', 'the grants', 'the aftercare', 'the warranty', 'the support line', 'the prices']
+    const scored = body(`<div>${sentence('the service')}${sections.map((topic) => `<h2>About ${topic}</h2>${sentence(topic)}${sentence(`more of ${topic}`)}`).join('')}</div>`)
+    const named = body(`<div>${sentence('the service')}</div>`)
+    assert.equal(chooseCandidate({ scored, named }), 'scored')
+  })
+
   it("keeps readability's when the two found different text", () => {
     const scored = body(`<div>${ARTICLE}</div>`)
     const named = body(`<div>${sentence('something else')}${sentence('another thing')}</div>`)

@@ -57,6 +57,29 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['Report', 'Reply', 'Similar threads', 'Combi boiler losing pressure', 'Terms and rules', 'Log in', 'Register', 'Members', 'Next'])
     })
 
+    it(`a thread whose posts are named comments: every post, not an empty page (${format})`, async () => {
+      const { text } = await extract('page-comment-thread', format)
+      assertInOrder(text, [
+        'crumb', '2 May 2024', 'smelled sharply of nail varnish',
+        'levain', 'the yeast has run out of food',
+        'oven', 'beside the radiator',
+        'crumb', '4 May 2024', 'bake my first loaf at the weekend',
+      ])
+      assertNone(text, ['Boards', 'Log in', 'Terms and rules', 'Privacy'])
+    })
+
+    it(`a service page whose markup names only its introduction: every section, not the introduction alone (${format})`, async () => {
+      const { text } = await extract('page-service-sections', format)
+      assertInOrder(text, [
+        'from the first survey to the final commissioning visit',
+        'A survey of your home', 'free of charge',
+        'Choosing the right system', 'collector loops or a borehole',
+        'Installation and commissioning', 'weather compensation curve',
+        'Grants and aftercare', 'seven days a week',
+      ])
+      assertNone(text, ['About us', 'Contact', 'Privacy', 'Terms'])
+    })
+
     it(`questions and answers: the question, every answer and its code (${format})`, async () => {
       const { text } = await extract('page-questions-answers', format)
       assertInOrder(text, [

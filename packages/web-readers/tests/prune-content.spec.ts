@@ -56,6 +56,26 @@ describe('clean-ups after readability', () => {
     assert.equal((text.match(/A full sentence/g) ?? []).length, 3, 'the container named share-tools holds most of the text and stays')
   })
 
+  it('keeps blocks named as furniture when they are the content: a thread whose posts are named comments (regression: WCXB forum threads came out nearly empty)', () => {
+    const posts = [
+      ['crumb', 'My rye starter is ten days old and this morning it smelled sharply of nail varnish. Is it ruined, or simply hungry?'],
+      ['levain', 'That acetone smell means the yeast has run out of food. Discard most of it and feed it twice a day for a few days.'],
+      ['oven', 'Keep it somewhere warmer too. Mine only settled down once I moved it from a cold window to beside the radiator.'],
+      ['crumb', 'Two days of feeding twice a day and the smell has gone. It doubled in six hours today, so I will bake at the weekend.'],
+    ]
+      .map(([author, body]) => `<div class="comment comment-post"><div class="comment-author">${author}</div><div class="comment-body"><p>${body}</p></div></div>`)
+      .join('')
+    const thread = content(`<h1>Sourdough starter smells of nail varnish</h1><div class="comments-list">${posts}</div>`)
+    pruneContent(thread)
+    assert.match(toPlainText(thread), /nail varnish\. Is it ruined[\s\S]*acetone smell[\s\S]*cold window[\s\S]*bake at the weekend/)
+    // The same comments below an article of a few paragraphs are furniture beside it.
+    const article = content(`${PARAGRAPH.repeat(8)}<div class="comments-list">${posts}</div>`)
+    pruneContent(article)
+    const text = toPlainText(article)
+    assert.doesNotMatch(text, /acetone smell/)
+    assert.equal((text.match(/A full sentence/g) ?? []).length, 8)
+  })
+
   it('drops short unpunctuated labels before the first paragraph only', () => {
     const root = content(`<div>Updated 10:31, Tue, Nov 19</div><p>By A. Writer</p>${PARAGRAPH.repeat(3)}<h2>A heading in the body</h2>${PARAGRAPH}`)
     trimLeadingLabels(root)

@@ -70,6 +70,17 @@ const MAX_CORRECTIONS = 64
  * are the content (a listing, a directory, a page of teasers) and stay.
  */
 const LINK_CONTENT_SHARE = 0.5
+/**
+ * Blocks named as furniture (comments, teasers, share bars) go when what is
+ * left is at least this many characters, a few paragraphs, or when they are
+ * a small part of the content (at most FURNITURE_SHARE of it: a share bar
+ * under a short article). When they are a large part and removing them
+ * would leave less, they are the content (a thread whose posts are named
+ * comments, a service page of "promo" blocks, a listing of "related" cards)
+ * and stay.
+ */
+const FURNITURE_LEAVES = 500
+const FURNITURE_SHARE = 0.3
 
 /** Whether an ancestor of `element` below `root` is in `set`. */
 function insideAny(element: DomElement, set: ReadonlySet<DomElement>, root: DomElement): boolean {
@@ -119,11 +130,16 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
   }
   if (rules.furniture) {
     const total = Math.max(1, measures.get(root)!.length)
+    const chosen = new Set<DomElement>()
+    let chosenLength = 0
     for (const element of furniture) {
       if (!namesBoilerplate(element)) continue
-      if (measures.get(element)!.length > 0.3 * total) continue
-      remove(element)
+      const { length } = measures.get(element)!
+      if (length > 0.3 * total) continue
+      chosen.add(element)
+      if (!insideAny(element, chosen, root)) chosenLength += length
     }
+    if (total - chosenLength >= FURNITURE_LEAVES || chosenLength <= FURNITURE_SHARE * total) for (const element of chosen) remove(element)
   }
   for (const element of captions) {
     if (hasParagraphPair(element)) continue
