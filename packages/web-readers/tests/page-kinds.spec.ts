@@ -133,3 +133,19 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
     })
   }
 })
+
+describe('a page whose content sits in a <form> (a forum thread in its moderation form, an ASP.NET page in its one form)', () => {
+  const posts = ['The pump hums at night but the pressure holds, which it did not before the new valve went in.', 'Mine did the same until I bled the top radiator; the hum went away the same evening for good.', 'Thanks both, bleeding the radiators fixed it and the gauge has stayed at 1.5 bar all week now.']
+  const html = `<html><head><title>Pump hums at night</title></head><body><header><a href="/">Home</a></header>
+    <form action="inline-mod/post/switch" method="post"><ol id="messageList">${posts
+      .map((post, index) => `<li id="post-${index}"><div class="author">member${index}</div><article><blockquote>${post} ${'More of what this member wrote about the heating system and what they tried. '.repeat(3)}</blockquote></article><input type="checkbox" name="posts[]"><button>Select for moderation</button></li>`)
+      .join('')}</ol></form><footer>Terms and rules</footer></body></html>`
+
+  for (const format of ['text', 'markdown'] as const) {
+    it(`keeps every post, without the form's controls (${format})`, () => {
+      const { text } = extractHtml({ html, url: 'https://site.example/threads/1', format, extract: 'main' })
+      assertInOrder(text, posts)
+      assertNone(text, ['Select for moderation'])
+    })
+  }
+})

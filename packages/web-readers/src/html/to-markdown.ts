@@ -15,7 +15,9 @@ function turndown(): TurndownService {
     hr: '---',
   })
   service.use(gfm)
-  service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'button', 'select', 'input', 'textarea', 'form'] as never)
+  // A form's controls go, never the form: pages wrap their content in one (a forum's thread in its moderation
+  // form, an ASP.NET page in its one <form>), and the text renderer keeps what a form holds as well.
+  service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'button', 'select', 'input', 'textarea'] as never)
   // "- item" rather than turndown's "-   item".
   service.addRule('listItem', {
     filter: 'li',
