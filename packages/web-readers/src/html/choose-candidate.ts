@@ -118,9 +118,10 @@ function mostlyProse(blocks: TextBlock[]): boolean {
  * other left out (teasers, related stories, bylines, newsletter boxes), so
  * the shorter wins; but on a page that is a list of items (listItems), when
  * what the longer adds lies inside the items, it is their own details, and
- * the longer wins. When
- * neither holds the other, they found different parts of the page, and
- * readability's scoring is kept.
+ * the longer wins; and when the shorter is the markup's container and under
+ * PART of readability's prose, it is a part of the page and readability's
+ * choice wins. When neither holds the other, they found different parts of
+ * the page, and readability's scoring is kept.
  */
 export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'named' {
   const scoredBlocks = textBlocks(scored)
@@ -134,10 +135,13 @@ export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'name
   const contained = new SharedRuns(longer).share(shorter) >= CONTAINED
   if (!contained) return 'scored'
   // On a page of many items, what the longer one adds inside the items is theirs (who posted, when, the votes).
+  // What the longer one adds, found once and only when a rule below asks.
+  let extra: TextBlock[] | undefined
+  const extraBlocks = () => (extra ??= added(longer, shorter))
   const items = listItems(longerName === 'named' ? named : scored)
-  if (items && itemsHolding(items, added(longer, shorter)) >= MIN_ITEMS) return longerName
+  if (items && itemsHolding(items, extraBlocks()) >= MIN_ITEMS) return longerName
   // The markup's container is a small part of readability's prose: a part of the page, not its article.
-  if (shorterName === 'named' && namedLength < PART * scoredLength && mostlyProse(added(longer, shorter))) return 'scored'
+  if (shorterName === 'named' && namedLength < PART * scoredLength && mostlyProse(extraBlocks())) return 'scored'
   return shorterName
 }
 
