@@ -110,6 +110,13 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['Customers also bought', 'Trekking poles', 'Free delivery', 'Find a store', 'Add to basket', 'Basket (0)', 'Cookie settings', 'Returns'])
     })
 
+    it(`a store page beside its review filter: the description, not the filter's labels (${format})`, async () => {
+      // readability counts each comma for a block: a filter of counts with thousands separators outscores the prose (choice-menus.ts)
+      const { text } = await extract('page-game-store', format)
+      assertInOrder(text, ['KEEP THE LIGHT', 'You tend the last lighthouse', 'MEND AND GATHER', 'Repair the lens one prism at a time', 'READ THE SEA'])
+      assertNone(text, ['All Languages', 'Very Positive', '220,031', 'Add to cart'])
+    })
+
     it(`a message board whose posts the markup does not name: every post, not the longest alone (${format})`, async () => {
       const { text, extractor } = await extract('page-message-board', format)
       assert.match(extractor, /^markup-list\+/)

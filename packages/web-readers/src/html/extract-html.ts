@@ -6,6 +6,7 @@ import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
+import { removeChoiceMenus } from './choice-menus.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -307,12 +308,18 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
   if (input.extract === 'main') {
+    // a page's filters and option menus are never its content: gone before either candidate is chosen (choice-menus.ts)
+    const withoutMenus = (page: DomDocument) => {
+      if (page.body) removeChoiceMenus(page.body, source)
+      return page
+    }
+    withoutMenus(document)
     const headline = readHeadline(document, pageMetadata)
     const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
     try {
-      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => parse(source).document)
+      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => withoutMenus(parse(source).document))
     } catch (error) {
       failure = (error as Error).message
     }
