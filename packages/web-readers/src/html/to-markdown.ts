@@ -74,15 +74,19 @@ function addTableRows(root: DomNode) {
 
 const BLOCK_IN_CELL = 'table, p, div, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, pre, figure'
 
+function insertBefore(node: DomNode, reference: DomNode) {
+  ;(reference.parentNode as unknown as { insertBefore(node: DomNode, before: DomNode): void }).insertBefore(node, reference)
+}
+
 function directCells(row: DomNode): DomElement[] {
   return Array.from(row.childNodes).filter((cell) => /^T[DH]$/i.test(cell.nodeName)) as DomElement[]
 }
 
 /**
  * GFM can only hold simple tables. A layout table (cells holding blocks, or a
- * single column) becomes its cells' content, one block per cell; a data table
- * without a header row gets its first row as the header, so that it becomes a
- * GFM table instead of raw HTML.
+ * single column) becomes its cells' content, one block per cell; a data
+ * table's first row is its header, in a <thead>, so that it becomes a GFM
+ * table instead of raw HTML.
  */
 function prepareTables(root: DomElement) {
   const tables = Array.from(root.querySelectorAll('table')).reverse()
@@ -103,15 +107,28 @@ function prepareTables(root: DomElement) {
       table.replaceWith(replacement)
       continue
     }
+    // a caption becomes the paragraph above the table: GFM has none, and a line right above a table's rows reads as part of it
+    for (const caption of Array.from(table.childNodes).filter((child) => child.nodeName.toUpperCase() === 'CAPTION')) {
+      const paragraph = document.createElement('p')
+      while (caption.firstChild) paragraph.appendChild(caption.firstChild)
+      insertBefore(paragraph, table)
+      caption.remove()
+    }
     const first = rows[0]!
-    const cells = directCells(first)
-    if (first.parentNode?.nodeName.toUpperCase() === 'THEAD' || cells.every((cell) => cell.nodeName.toUpperCase() === 'TH')) continue
-    for (const cell of cells) {
+    const section = first.parentNode as DomElement
+    if (section.nodeName.toUpperCase() === 'THEAD') continue
+    for (const cell of directCells(first)) {
       if (cell.nodeName.toUpperCase() === 'TH') continue
       const heading = document.createElement('th')
       while (cell.firstChild) heading.appendChild(cell.firstChild)
       cell.replaceWith(heading)
     }
+    // The GFM rules take a header row from a <thead>, or from a first row nothing precedes: after a <colgroup> or a <caption> the table stayed HTML.
+    const head = document.createElement('thead')
+    const inTable = section === table
+    insertBefore(head, inTable ? first : section)
+    head.appendChild(first)
+    if (!inTable && !section.firstChild) section.remove()
   }
 }
 
