@@ -14,6 +14,9 @@
  * below the baseline (that count must go down, never up), the median
  * milliseconds per page of ours, and, with --out, one JSON row per page
  * (`pages.jsonl`) so that a change's wins and losses can be diffed.
+ * Ours is scored on what web_fetch gives the model as the page's content: a
+ * page judged a wall or a shell is no content (NOT_CONTENT below); how many
+ * were, and how many of them had a reference text, is reported.
  *
  * Pages are served gzip-compressed from 127.0.0.1, as stored, and fetched
  * through createHttpFetcher with loopback trusted; `pnpm bench:wcxb` builds
@@ -99,14 +102,26 @@ await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER, env: {} })
 
+/**
+ * What web_fetch gives the model as the page's content: a page the fetcher
+ * judges a wall (its text withheld) or a shell without the page's text
+ * (`needs_js`, `empty`: the tool says so, and that the text is not the
+ * page's) is no content, an empty prediction. Right on a page whose
+ * reference is empty too; a page with a reference judged so scores 0, and
+ * both are counted in the report.
+ */
+const NOT_CONTENT: ReadonlySet<string> = new Set(['challenge', 'login_wall', 'needs_js', 'empty'])
+
 /** Every part of a page through the fetcher (offset paging); a failure is an empty prediction, counted. */
-async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms: number; failed?: string }> {
+async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms: number; failed?: string; notContent?: string }> {
   const started = performance.now()
   let text = ''
   let offset: number | undefined = 0
   try {
     while (offset !== undefined) {
       const document = await fetcher.fetch({ url: `${base}/${id}.html?${format}`, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
+      const outcome = document.outcome?.kind
+      if (outcome && NOT_CONTENT.has(outcome)) return { text: '', ms: performance.now() - started, notContent: outcome }
       text += document.text
       offset = document.nextOffset
     }
@@ -137,6 +152,8 @@ interface PageRow {
   without: { text?: number; readability?: number }
   ms: number
   failed?: string
+  /** The outcome of a page judged not content (NOT_CONTENT), and whether its reference is empty. */
+  notContent?: { outcome: string; emptyReference: boolean }
 }
 
 // One warm-up page so that worker start-up and JIT are not charged to the first page.
@@ -160,6 +177,7 @@ for (const id of ids) {
     without: { text: textRates.without, readability: bareRates.without },
     ms: text.ms,
     ...(text.failed ? { failed: text.failed } : {}),
+    ...(text.notContent ? { notContent: { outcome: text.notContent, emptyReference: !reference.trim() } } : {}),
   })
 }
 await fetcher.close()
@@ -192,6 +210,12 @@ for (const [type, group] of groups) {
 }
 const failed = rows.filter((row) => row.failed)
 console.log(`ours: median ${median(rows.map((row) => row.ms)).toFixed(1)} ms per page (text, every part); ${failed.length} fetch${failed.length === 1 ? '' : 'es'} failed${failed.length ? ` (${failed.slice(0, 5).map((row) => `${row.id}: ${row.failed}`).join('; ')})` : ''}; readability threw on ${readabilityFailures} page${readabilityFailures === 1 ? '' : 's'} (scored as empty)`)
+const judged = rows.filter((row) => row.notContent)
+const judgedWrongly = judged.filter((row) => !row.notContent!.emptyReference)
+console.log(
+  `judged not content (a wall, or a shell without the page's text: scored as no content): ${judged.length} page${judged.length === 1 ? '' : 's'}, ` +
+    `${judged.length - judgedWrongly.length} with an empty reference, ${judgedWrongly.length} with one (${judgedWrongly.map((row) => `${row.id} ${row.notContent!.outcome}`).slice(0, 10).join(', ') || 'none'})`,
+)
 const worst = rows.filter((row) => row.f1.text < row.f1.readability - 0.3).sort((a, b) => a.f1.text - a.f1.readability - (b.f1.text - b.f1.readability))
 if (worst.length) console.log(`lost to readability by more than 0.3: ${worst.map((row) => `${row.id} (${row.type} ${f(row.f1.text)} vs ${f(row.f1.readability)})`).slice(0, 20).join(', ')}${worst.length > 20 ? `, and ${worst.length - 20} more` : ''}`)
 if (values.out) {
