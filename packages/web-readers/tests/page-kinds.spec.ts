@@ -110,6 +110,22 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['Customers also bought', 'Trekking poles', 'Free delivery', 'Find a store', 'Add to basket', 'Basket (0)', 'Cookie settings', 'Returns'])
     })
 
+    it(`a product page whose description readability keeps alone: the product's block, name, price and specifications with it (${format})`, async () => {
+      const { text, extractor, metadata } = await extract('page-product-tabs', format)
+      assert.equal(metadata.pageType, 'product')
+      assert.match(extractor, /^product-block\+/)
+      assertInOrder(text, ['Harbour 2 kayak paddle', '£74.00', 'Two-piece, 220 cm', 'Length', '220 cm', 'Guarantee', 'The Harbour 2 is a touring paddle', 'floats if you drop it'])
+      assertNone(text, ['You may also like', 'Paddle float', 'Tidewater Outfitters', 'Basket', 'Returns'])
+    })
+
+    it(`the same page declaring no product keeps readability's choice: the rule is for product pages only (${format})`, async () => {
+      const html = (await fixture('page-product-tabs')).replace(/<meta property="og:type"[^>]*>|<script type="application\/ld\+json">.*?<\/script>/gs, '')
+      const { text, extractor, metadata } = extractHtml({ html, url: 'https://site.example/page', format, extract: 'main' })
+      assert.equal(metadata.pageType, undefined)
+      assert.match(extractor, /^readability@/)
+      assertNone(text, ['£74.00', 'Guarantee'])
+    })
+
     it(`a store page beside its review filter: the description, not the filter's labels (${format})`, async () => {
       // readability counts each comma for a block: a filter of counts with thousands separators outscores the prose (choice-menus.ts)
       const { text } = await extract('page-game-store', format)

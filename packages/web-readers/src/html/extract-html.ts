@@ -7,6 +7,7 @@ import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
 import { removeChoiceMenus } from './choice-menus.js'
+import { productBlock } from './product-block.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -315,6 +316,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     }
     withoutMenus(document)
     const headline = readHeadline(document, pageMetadata)
+    // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)
+    const intact = pageMetadata.pageType === 'product' && headline && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
     const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
@@ -330,8 +333,15 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       trimLeadingLabels(content)
       const named = second && chooseCandidate({ scored: content, named: second }) === 'named'
       const widened = widenToList(named ? second : content, list)
-      root = widened ?? (named ? second : content)
-      extractor = widened ? `markup-list+${parser.name}` : named ? `markup-container+${parser.name}` : `readability@${READABILITY_VERSION}+${parser.name}`
+      const product = !widened && intact ? productBlock(intact, named ? second : content, headline!) : undefined
+      root = widened ?? product ?? (named ? second : content)
+      extractor = widened
+        ? `markup-list+${parser.name}`
+        : product
+          ? `product-block+${parser.name}`
+          : named
+            ? `markup-container+${parser.name}`
+            : `readability@${READABILITY_VERSION}+${parser.name}`
       metadata = {
         ...pageMetadata,
         title: pick(headline, article.title, pageMetadata.title),
