@@ -3,17 +3,23 @@
 // apt-get) or stops with the command that does, instead of failing suites.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { describe, it } from 'node:test'
+import { after, describe, it } from 'node:test'
 import { PREREQUISITES, plan } from '../scripts/test-prerequisites.mjs'
 import { collectOutput, ROOT, tempHome } from './helpers.js'
 
 const SCRIPT = join(ROOT, 'scripts/test-prerequisites.mjs')
 
+/** The temporary folders binFolder made, removed after the suite. */
+const made: string[] = []
+after(() => Promise.all(made.map((home) => rm(home, { recursive: true, force: true }))))
+
 /** A folder of executables with these names (each does nothing). */
 async function binFolder(names: string[]): Promise<string> {
-  const dir = join(await tempHome(), 'bin')
+  const home = await tempHome()
+  made.push(home)
+  const dir = join(home, 'bin')
   await mkdir(dir, { recursive: true })
   for (const name of names) {
     await writeFile(join(dir, name), '#!/bin/sh\nexit 0\n')

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { after, before, beforeEach, describe, it } from 'node:test'
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { compose } from 'dsh-harness'
 import { LayerCache } from '../src/compose/layer-cache.js'
 
@@ -23,6 +23,9 @@ describe('the layer cache ($DSH_HOME/cache/layers.json)', () => {
   beforeEach(async () => {
     await writeFile(join(configDir, 'base.cordis.yml'), BASE)
     home = await mkdtemp(join(tmpdir(), 'dsh-layer-cache-home-'))
+  })
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true })
   })
   after(async () => {
     await rm(configDir, { recursive: true, force: true })
