@@ -25,6 +25,14 @@ const ROUTES: Record<string, Route> = {
   '/needs-js-bundles': { file: 'needs-js-bundles' },
   '/needs-js-placeholder-root': { file: 'needs-js-placeholder-root' },
   '/empty': { file: 'empty' },
+  // A store's product page served as its app's empty root and the footer around it: 120 words, all in links.
+  '/needs-js-root-among-links': {
+    body: `<!doctype html><html><head><title>Trail 40 backpack</title></head><body><div id="root"></div><footer>${Array.from({ length: 30 }, (_, index) => `<a href="/help/${index}">Help topic ${index} here</a>`).join(' ')}</footer></body></html>`,
+  },
+  // The same empty root beside a short article of prose: the page's text is served, it is not a shell.
+  '/ok-root-beside-prose': {
+    body: `<!doctype html><html><head><title>Opening hours</title></head><body><div id="root"></div><p>${'The reading room is open from nine to five on weekdays, and from ten to two on Saturdays. '.repeat(6)}</p><footer><a href="/help">Help</a></footer></body></html>`,
+  },
   '/cloudflare-header': { file: 'challenge-cloudflare', status: 403, headers: { 'cf-mitigated': 'challenge', server: 'cloudflare' } },
   '/cloudflare-markup': { file: 'challenge-cloudflare', status: 403 },
   '/datadome': { file: 'challenge-datadome', status: 403, headers: { 'x-datadome': 'protected' } },
@@ -136,6 +144,16 @@ describe('page outcomes of static fetches: pages written for the tests, through 
         readAs: 'static',
         renderNote: NOT_RENDERED,
       })
+    })
+
+    it('an empty #root beside nothing but links (a footer of 120 words): the site wrote its chrome around the app', async () => {
+      const outcome = await outcomeOf('/needs-js-root-among-links')
+      assert.equal(outcome.kind, 'needs_js')
+      assert.equal(outcome.evidence, 'app root #root empty, 120 words of visible text, 100% of them in links')
+    })
+
+    it('but an empty #root beside prose is a page whose text is served', async () => {
+      assert.equal((await outcomeOf('/ok-root-beside-prose')).kind, 'ok')
     })
 
     it('no app root, only "Loading…" and four script bundles', async () => {

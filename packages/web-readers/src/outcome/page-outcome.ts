@@ -21,6 +21,14 @@ export interface JudgeInput {
 const SHELL_MAX_WORDS = 50
 const NOSCRIPT_MAX_WORDS = 20
 const BUNDLES_MAX_WORDS = 10
+/**
+ * An empty app root beside at most this many words, nearly all of them in
+ * links (LINK_SHARE_OF_SHELL), is a shell too: the server wrote the site's
+ * menus and footer around the app, and the page's own content is the app's
+ * (a store's product page served as its footer's 150 words of links).
+ */
+const LINKS_SHELL_MAX_WORDS = 300
+const LINK_SHARE_OF_SHELL = 0.8
 /** An app root with this many words holds what its server rendered. */
 const ROOT_TEXT_WORDS = 5
 /** Words of an app root's placeholder ("Loading…"), and of the whole page around it, at most. */
@@ -125,8 +133,9 @@ function judgeChallenge(input: JudgeInput, signals: PageSignals): PageOutcome | 
  */
 function judgeShell(signals: PageSignals): PageOutcome | undefined {
   const words = signals.visibleWords
-  if (words >= SHELL_MAX_WORDS) return undefined
   const emptyRoot = signals.appRoot !== undefined && signals.appRoot.words === 0
+  const rootAmongLinks = emptyRoot && words < LINKS_SHELL_MAX_WORDS && signals.linkWords >= LINK_SHARE_OF_SHELL * words
+  if (words >= SHELL_MAX_WORDS && !rootAmongLinks) return undefined
   const rootWithText = signals.appRoot !== undefined && signals.appRoot.words >= ROOT_TEXT_WORDS
   const scripts = signals.scriptBundles >= MANY_BUNDLES || signals.inlineScriptChars >= MUCH_INLINE_SCRIPT
   const someScript = signals.scriptBundles > 0 || signals.inlineScriptChars >= SOME_INLINE_SCRIPT
@@ -142,6 +151,7 @@ function judgeShell(signals: PageSignals): PageOutcome | undefined {
   if (signals.scriptBundles) seen.push(plural(signals.scriptBundles, 'script bundle'))
   if (signals.inlineScriptChars >= SOME_INLINE_SCRIPT) seen.push(`${Math.round(signals.inlineScriptChars / 1000)} kB of inline script`)
   seen.push(wordsSeen(signals))
+  if (rootAmongLinks && words >= SHELL_MAX_WORDS) seen.push(`${Math.round((100 * signals.linkWords) / words)}% of them in links`)
   return { kind: 'needs_js', evidence: seen.join(', '), readAs: 'static' }
 }
 

@@ -14,6 +14,8 @@ import { SOURCE_MARKERS } from './challenge-vendors.js'
 export interface PageSignals {
   /** Words of text a reader sees (scripts, styles, noscript, templates left out), counted up to WORD_CAP, where the walk stops. */
   visibleWords: number
+  /** Of those, the words inside links (menus, a footer's link lists). */
+  linkWords: number
   /** The first SAMPLE_CHARS characters of that text, white space collapsed: for the judgement's phrase tests only. */
   sample: string
   /** The title and the first <h1>, for the same tests. */
@@ -173,6 +175,9 @@ function findMarkers(html: string): string[] {
 export function readPageSignals(document: DomDocument, html: string): PageSignals {
   const root: DomNode = document.documentElement ?? document
   let visibleWords = 0
+  let linkWords = 0
+  /** While the walk is inside a link: the node after it (links do not nest in a parsed page). */
+  let afterLink: DomNode | null | undefined
   let sample = ''
   let noscriptAsksForJs = false
   let passwordInputs = 0
@@ -183,10 +188,12 @@ export function readPageSignals(document: DomDocument, html: string): PageSignal
   let node: DomNode | null = root.firstChild
   for (; node && steps < WALK_STEP_LIMIT && visibleWords < WORD_CAP; steps++) {
     let skip = false
+    if (node === afterLink) afterLink = undefined
     if (node.nodeType === ELEMENT_NODE) {
       const element = node as DomElement
       const name = element.localName
       skip = UNSEEN.has(name)
+      if (name === 'a' && afterLink === undefined) afterLink = nextNode(element, root, true)
       // The tree keeps only JSON-LD scripts (build-tree.ts).
       if (name === 'script') notFree ||= /ld\+json/i.test(element.getAttribute('type') ?? '') && NOT_FREE.test((element.textContent ?? '').slice(0, LD_JSON_CHARS))
       else if (name === 'noscript') noscriptAsksForJs ||= ASKS_FOR_JS.test((element.textContent ?? '').slice(0, NOSCRIPT_CHARS).replace(/<[^>]*>/g, ' '))
@@ -200,7 +207,9 @@ export function readPageSignals(document: DomDocument, html: string): PageSignal
       }
     } else if (node.nodeType === TEXT_NODE) {
       const text = node.textContent ?? ''
-      visibleWords += words(text, WORD_CAP - visibleWords)
+      const counted = words(text, WORD_CAP - visibleWords)
+      visibleWords += counted
+      if (afterLink !== undefined) linkWords += counted
       if (sample.length < SAMPLE_CHARS) sample = `${sample} ${text.replace(/\s+/g, ' ').trim()}`.trim().slice(0, SAMPLE_CHARS)
     }
     node = nextNode(node, root, skip)
@@ -210,6 +219,7 @@ export function readPageSignals(document: DomDocument, html: string): PageSignal
   const appRoot = findAppRoot(document.body)
   return {
     visibleWords,
+    linkWords,
     sample,
     headings: `${document.title ?? ''} | ${heading ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, HEADING_CHARS),
     ...(appRoot ? { appRoot } : {}),
