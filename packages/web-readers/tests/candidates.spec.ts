@@ -93,6 +93,23 @@ describe('choosing between the two candidates', () => {
     assert.equal(chooseCandidate({ scored, named }), 'scored')
   })
 
+  it("keeps the markup's container when readability's choice is a small part of it: the intro of a listing, not the listing", () => {
+    const entry = (n: number) => `<li><a href="/item/${n}">Item number ${n}</a>: a short description of item ${n}, a sentence long.</li>`
+    const intro = `<div class="intro">${sentence('the catalogue')}</div>`
+    const grid = `<ul class="grid">${Array.from({ length: 12 }, (_, n) => entry(n)).join('')}</ul>`
+    const named = body(`<main>${intro}${grid}</main>`)
+    assert.equal(chooseCandidate({ scored: body(intro), named }), 'named')
+  })
+
+  it("keeps the markup's container over a short block readability found elsewhere (a sidebar's note), but not over an article beside a list", () => {
+    const entry = (n: number) => `<li><a href="/item/${n}">Item number ${n}</a>: a short description of item ${n}, a sentence long.</li>`
+    const named = body(`<main><ul class="grid">${Array.from({ length: 12 }, (_, n) => entry(n)).join('')}</ul></main>`)
+    assert.equal(chooseCandidate({ scored: body(`<div>${sentence('a note in the sidebar')}</div>`), named }), 'named')
+    const comments = body(`<ol class="replies">${Array.from({ length: 80 }, (_, n) => entry(n)).join('')}</ol>`)
+    const article = body(`<div>${Array.from({ length: 24 }, (_, n) => sentence(`part ${n} of the story`)).join('')}</div>`)
+    assert.equal(chooseCandidate({ scored: article, named: comments }), 'scored')
+  })
+
   it('keeps the longer one on a list page when what it adds lies inside the items (authors, dates)', () => {
     const post = (author: string, text: string, withAuthor: boolean) => `<article class="post">${withAuthor ? `<div class="user">${author}</div>` : ''}<div class="text">${sentence(text)}</div><div class="date">a date</div></article>`
     const thread = (withAuthor: boolean) => `<div>${['one', 'two', 'three', 'four'].map((name) => post(`member ${name}`, `post ${name}`, withAuthor)).join('')}</div>`

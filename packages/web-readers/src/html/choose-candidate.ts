@@ -98,6 +98,23 @@ const CONTAINED = 0.9
  */
 const PART = 0.2
 
+/**
+ * When the two found different text and readability's is under this share
+ * of the markup's container, readability scored a block elsewhere on the
+ * page (an introduction, a hero, a sidebar, one card of a grid) over the
+ * page's main area: the container wins. Measured on WCXB dev (simulated from
+ * the candidates, then by the benchmark): readability's choice is then under
+ * 0.1 F1 on most such listing, collection and product pages and the
+ * container 0.6-1.0; at 0.5 listing +0.037, at 0.7 +0.052 with collection,
+ * product and forum up too; on ScrapingHub no page has two candidates that
+ * differ so. Only a short block (under ELSEWHERE_CHARS): a longer text
+ * elsewhere is an article readability found beside a list (of comments, of
+ * other stories), and the four pages where the container lost so (article
+ * and collection pages, 0.77-1.00 -> 0.14-0.37) had 2,070-9,600 characters.
+ */
+const ELSEWHERE = 0.7
+const ELSEWHERE_CHARS = 2000
+
 /** The blocks of `longer` that `shorter` does not hold. */
 function added(longer: TextBlock[], shorter: TextBlock[]): TextBlock[] {
   const inShorter = new SharedRuns(shorter)
@@ -120,8 +137,11 @@ function mostlyProse(blocks: TextBlock[]): boolean {
  * what the longer adds lies inside the items, it is their own details, and
  * the longer wins; and when the shorter is the markup's container and under
  * PART of readability's prose, it is a part of the page and readability's
- * choice wins. When neither holds the other, they found different parts of
- * the page, and readability's scoring is kept.
+ * choice wins; when readability's is under PART of the container, it is a
+ * part of the page (a listing's intro, its first card) and the container
+ * wins. When neither holds the other, they found different parts of the
+ * page, and readability's scoring is kept, unless it is a short block under
+ * ELSEWHERE of the container (a block beside the page's main area).
  */
 export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'named' {
   const scoredBlocks = textBlocks(scored)
@@ -133,7 +153,7 @@ export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'name
   const [shorter, longer, shorterName, longerName] =
     namedLength < scoredLength ? [namedBlocks, scoredBlocks, 'named', 'scored'] as const : [scoredBlocks, namedBlocks, 'scored', 'named'] as const
   const contained = new SharedRuns(longer).share(shorter) >= CONTAINED
-  if (!contained) return 'scored'
+  if (!contained) return scoredLength < ELSEWHERE * namedLength && scoredLength < ELSEWHERE_CHARS ? 'named' : 'scored'
   // On a page of many items, what the longer one adds inside the items is theirs (who posted, when, the votes).
   // What the longer one adds, found once and only when a rule below asks.
   let extra: TextBlock[] | undefined
@@ -142,6 +162,8 @@ export function chooseCandidate({ scored, named }: Candidates): 'scored' | 'name
   if (items && itemsHolding(items, extraBlocks()) >= MIN_ITEMS) return longerName
   // The markup's container is a small part of readability's prose: a part of the page, not its article.
   if (shorterName === 'named' && namedLength < PART * scoredLength && mostlyProse(extraBlocks())) return 'scored'
+  // Readability's choice is a small part of the markup's main area: one block of a listing (its intro, its first card), not the page.
+  if (shorterName === 'scored' && scoredLength < PART * namedLength) return 'named'
   return shorterName
 }
 
