@@ -134,6 +134,20 @@ describe('React streaming segments', () => {
   })
 })
 
+describe("Marko's async fragments (eBay's listings)", () => {
+  it('$af<name>(n) puts fragment n in place of its placeholder, in the order called; a fragment never called stays hidden', () => {
+    const html =
+      '<main><section><span id=afbrwwebph1><div class="loader"></div></span><span id=afbrwwebph2>…</span></section><footer>end</footer></main>' +
+      '<div id=afbrwweb2 style=display:none><ul><li>Second item</li></ul></div><div id=afbrwweb1 style=display:none><h1>Collectibles</h1></div>' +
+      '<div id=afbrwweb3 style=display:none><p>never placed</p></div>' +
+      '<script>function $afbrwweb(d,a){var e=document,l=e.getElementById("afbrwweb"+d),g=e.getElementById("afbrwwebph"+d)};$afbrwweb(2);$afbrwweb(1,"2")</script>'
+    const document = htmlParser.parse(html, 'https://x.test/')
+    assert.equal(document.querySelector('main')!.innerHTML, '<section><h1>Collectibles</h1><ul><li>Second item</li></ul></section><footer>end</footer>')
+    assert.equal(document.querySelector('#afbrwweb2'), null)
+    assert.equal(document.querySelector('#afbrwweb3')!.getAttribute('style'), 'display:none')
+  })
+})
+
 describe('the element limit follows the page size', () => {
   // 50 formatting elements of distinct classes, re-opened (the standard's reconstruction) in each of 400 paragraphs.
   const markup = (padding: number) => `<p>${Array.from({ length: 50 }, (_, index) => `<b class="c${index}">`).join('')}x${'<p>x'.repeat(400)}<!--${'.'.repeat(padding)}-->`

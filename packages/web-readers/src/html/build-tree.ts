@@ -40,7 +40,7 @@ const HELD_PARENT = Symbol('held parent')
 const TEMPLATE_CONTENT = Symbol('template content')
 /** The namespace of an element not in HTML's (SVG, MathML). */
 const NAMESPACE = Symbol('namespace')
-/** A script's text, collected (up to SCRIPT_SCAN_CHARS) to find React's streaming calls. */
+/** A script's text, collected (up to SCRIPT_SCAN_CHARS) to find the streaming calls (React's, Marko's). */
 const SCRIPT_TEXT = Symbol('script text')
 const SCRIPT_SCAN_CHARS = 64 * 1024
 
@@ -53,7 +53,7 @@ const BLOCKS = new Set([
 ])
 const WHITE_SPACE = /^[ \t\n\f\r]*$/
 
-/** React's streaming calls that move a hidden segment into place: $RC(boundary, segment), $RS(segment, placeholder). */
+/** The streaming calls that move a hidden segment into place: React's $RC(boundary, segment) and $RS(segment, placeholder), and Marko's $af<name>(n), read as $RS. */
 export interface StreamingMove {
   kind: 'RC' | 'RS'
   from: string
@@ -95,6 +95,8 @@ export function elementLimit(chars: number): number {
 
 /** React's ids of segments (S), boundaries (B) and placeholders (P). */
 const STREAMING_ID = /(?:^|[^A-Za-z0-9])[BSP]:[0-9a-z]+$/i
+/** Marko's async fragments: `af<name><n>`, the fragment, and `af<name>ph<n>`, its placeholder. */
+const FRAGMENT_ID = /^af\w{1,40}\d{1,9}$/
 
 // Attributes are linked in through linkedom's list symbols (built-document.ts): appended in constant time
 // (its setAttribute searches the list first, quadratic for a tag with many attributes; parse5 has already
@@ -119,6 +121,8 @@ function attributeName(attribute: Token.Attribute): string {
 /** React's markers of a Suspense boundary (`<!--$?-->` … `<!--/$-->`), the only comments kept: $RC reads them. */
 const REACT_MARKERS = new Set(['$', '$?', '$!', '/$'])
 const MOVE_CALL = /\$R([CS])\(\s*"([^"]{1,100})"\s*,\s*"([^"]{1,100})"/g
+/** Marko's call that places async fragment n: `$af<name>(n)`, or `$af<name>(n,"m")` (after fragment m). */
+const FRAGMENT_CALL = /\$af(\w{1,40})\((\d{1,9})[,)]/g
 
 /** The members of parse5's tokenizer (8.1.1, pinned) that skipPlainRuns reads and replaces. */
 interface PlainRunTokenizer {
@@ -278,7 +282,7 @@ export function buildTree(html: string): BuiltTree {
       for (const attribute of attrs) {
         linkAttribute(document, element, end[PREV] as Record<symbol, unknown>, attributeName(attribute), attribute.value)
         const { name, value } = attribute
-        if (name === 'id' && value.includes(':') && STREAMING_ID.test(value) && !streamingIds.has(value)) streamingIds.set(value, element)
+        if (name === 'id' && !streamingIds.has(value) && (value.includes(':') ? STREAMING_ID.test(value) : value.startsWith('af') && FRAGMENT_ID.test(value))) streamingIds.set(value, element)
       }
       if (namespaceURI !== NS.HTML) element[NAMESPACE] = namespaceURI
       if (namespaceURI === NS.SVG || tagName === 'style') element[HELD] = true
@@ -379,6 +383,10 @@ export function buildTree(html: string): BuiltTree {
       element[SCRIPT_TEXT] = undefined
       if (text.includes('$R')) {
         for (const match of text.matchAll(MOVE_CALL)) moves.push({ kind: match[1] === 'C' ? 'RC' : 'RS', from: match[2]!, to: match[3]! })
+      }
+      // Marko's $af<name>(n): the fragment's children replace its placeholder, as $RS does.
+      if (text.includes('$af')) {
+        for (const match of text.matchAll(FRAGMENT_CALL)) moves.push({ kind: 'RS', from: `af${match[1]}${match[2]}`, to: `af${match[1]}ph${match[2]}` })
       }
     },
   }

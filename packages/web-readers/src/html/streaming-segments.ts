@@ -48,7 +48,8 @@ function completeBoundary(boundary: DomElement | undefined, segment: DomElement)
 /**
  * React (and Next.js) stream a page's late parts as `<div hidden id="S:0">`
  * after the shell, and inline scripts (`$RC`, `$RS`) move each into its
- * place. The scripts never run here, so the moves they name are made as they
+ * place; Marko (eBay) streams `<div id="af<name><n>" style="display:none">`
+ * fragments that `$af<name>(n)` moves into `#af<name>ph<n>`, as `$RS` does. The scripts never run here, so the moves they name are made as they
  * would be, and a segment no script places is shown where it stands: a
  * browser shows the content either way, readability would drop it as hidden.
  */
