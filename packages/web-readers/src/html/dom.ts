@@ -11,6 +11,7 @@ export interface DomNode {
   firstChild: DomNode | null
   nextSibling: DomNode | null
   remove(): void
+  insertBefore(node: DomNode, reference: DomNode | null): void
 }
 
 export interface DomElement extends DomNode {

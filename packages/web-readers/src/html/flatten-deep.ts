@@ -103,7 +103,7 @@ export function boundTree(root: DomNode, maxDepth = MAX_DEPTH, maxChildren = MAX
 
 /** Moves the children after the first maxChildren elements into new elements of the same kind after it. */
 function splitInto(element: DomElement, maxChildren: number, document: Factory) {
-  const parent = element.parentNode as DomNode & { insertBefore(node: DomNode, reference: DomNode | null): void }
+  const parent = element.parentNode as DomNode
   const start = element.localName === 'ol' ? Number(element.getAttribute('start') ?? '1') || 1 : 0
   let part: DomElement = element
   let inPart = 0

@@ -4,16 +4,11 @@ import type { BuiltTree } from './build-tree.js'
 const COMMENT_NODE = 8
 type Comment = DomNode & { data: string }
 
-function insertBefore(parent: DomNode, node: DomNode, reference: DomNode | null) {
-  const target = parent as DomNode & { insertBefore(node: DomNode, reference: DomNode | null): void }
-  target.insertBefore(node, reference)
-}
-
 /** $RS(segment, placeholder): the segment's children replace the placeholder. */
 function placeSegment(segment: DomElement, placeholder: DomElement) {
   const parent = placeholder.parentNode
   if (!parent) return
-  while (segment.firstChild) insertBefore(parent, segment.firstChild, placeholder)
+  while (segment.firstChild) parent.insertBefore(segment.firstChild, placeholder)
   placeholder.remove()
   segment.remove()
 }
@@ -41,7 +36,7 @@ function completeBoundary(boundary: DomElement | undefined, segment: DomElement)
     node.remove()
     node = next
   }
-  while (segment.firstChild) insertBefore(parent, segment.firstChild, node)
+  while (segment.firstChild) parent.insertBefore(segment.firstChild, node)
   start.data = '$'
 }
 

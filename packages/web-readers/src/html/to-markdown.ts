@@ -74,10 +74,6 @@ function addTableRows(root: DomNode) {
 
 const BLOCK_IN_CELL = 'table, p, div, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, pre, figure'
 
-function insertBefore(node: DomNode, reference: DomNode) {
-  ;(reference.parentNode as unknown as { insertBefore(node: DomNode, before: DomNode): void }).insertBefore(node, reference)
-}
-
 function directCells(row: DomNode): DomElement[] {
   return Array.from(row.childNodes).filter((cell) => /^T[DH]$/i.test(cell.nodeName)) as DomElement[]
 }
@@ -111,7 +107,7 @@ function prepareTables(root: DomElement) {
     for (const caption of Array.from(table.childNodes).filter((child) => child.nodeName.toUpperCase() === 'CAPTION')) {
       const paragraph = document.createElement('p')
       while (caption.firstChild) paragraph.appendChild(caption.firstChild)
-      insertBefore(paragraph, table)
+      table.parentNode!.insertBefore(paragraph, table)
       caption.remove()
     }
     const first = rows[0]!
@@ -126,7 +122,8 @@ function prepareTables(root: DomElement) {
     // The GFM rules take a header row from a <thead>, or from a first row nothing precedes: after a <colgroup> or a <caption> the table stayed HTML.
     const head = document.createElement('thead')
     const inTable = section === table
-    insertBefore(head, inTable ? first : section)
+    const before = inTable ? first : section
+    before.parentNode!.insertBefore(head, before)
     head.appendChild(first)
     if (!inTable && !section.firstChild) section.remove()
   }
