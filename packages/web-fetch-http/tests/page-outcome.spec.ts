@@ -178,7 +178,7 @@ describe('page outcomes of static fetches: pages written for the tests, through 
     assert.equal(document.text, '')
     assert.deepEqual(document.outcome, {
       kind: 'empty',
-      evidence: 'the converted text is empty (4 words of visible text, all in parts the conversion leaves out, such as forms and buttons)',
+      evidence: "the converted text is empty (4 words of visible text, all in parts the conversion leaves out, such as forms, buttons, the site's footer and its dialogs)",
       readAs: 'static',
       renderNote: NOT_RENDERED,
     })

@@ -7,6 +7,7 @@ import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
 import { removeChoiceMenus } from './choice-menus.js'
+import { removePageChrome } from './page-chrome.js'
 import { productBlock } from './product-block.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
@@ -309,12 +310,15 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
   if (input.extract === 'main') {
-    // a page's filters and option menus are never its content: gone before either candidate is chosen (choice-menus.ts)
-    const withoutMenus = (page: DomDocument) => {
-      if (page.body) removeChoiceMenus(page.body, source)
+    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts)
+    const withoutChrome = (page: DomDocument) => {
+      if (page.body) {
+        removeChoiceMenus(page.body, source)
+        removePageChrome(page.body)
+      }
       return page
     }
-    withoutMenus(document)
+    withoutChrome(document)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)
     const intact = pageMetadata.pageType === 'product' && headline && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
@@ -322,7 +326,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
     try {
-      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => withoutMenus(parse(source).document))
+      article = runReadability(document, base, input.maxElemsToParse ?? 0, () => withoutChrome(parse(source).document))
     } catch (error) {
       failure = (error as Error).message
     }
@@ -359,11 +363,11 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     } else {
       warnings.push(
         failure
-          ? `Main-content extraction failed (${failure}); the whole page body is returned instead.`
-          : 'No main content was found on this page; the whole page body (cleaned) is returned instead.',
+          ? `Main-content extraction failed (${failure}); the page body is returned instead, without its menus, site footer, dialogs and consent prompts.`
+          : 'No main content was found on this page; the page body is returned instead, without its menus, site footer, dialogs and consent prompts.',
       )
-      // readability changes the document as it works; start again from the source.
-      document = parse(source).document
+      // readability changes the document as it works; start again from the source, its chrome removed as before.
+      document = withoutChrome(parse(source).document)
       extractor = `${parser.name}+full(fallback)`
     }
   }

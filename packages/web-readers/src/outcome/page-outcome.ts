@@ -95,8 +95,8 @@ export function judgePage(input: JudgeInput): PageOutcome {
   const shell = judgeShell(signals)
   if (shell) return cutOr(shell, input)
   if (signals.visibleWords === 0) return cutOr({ kind: 'empty', evidence: 'no visible text in the page', readAs: 'static' }, input)
-  // Text only in what the conversion leaves out (a form's labels, buttons): nothing is left to read.
-  if (!input.text.trim()) return cutOr({ kind: 'empty', evidence: `the converted text is empty (${wordsSeen(signals)}, all in parts the conversion leaves out, such as forms and buttons)`, readAs: 'static' }, input)
+  // Text only in what the conversion leaves out (a form's labels, buttons, the site's footer, dialogs): nothing is left to read.
+  if (!input.text.trim()) return cutOr({ kind: 'empty', evidence: `the converted text is empty (${wordsSeen(signals)}, all in parts the conversion leaves out, such as forms, buttons, the site's footer and its dialogs)`, readAs: 'static' }, input)
   return { kind: 'ok', readAs: 'static' }
 }
 
