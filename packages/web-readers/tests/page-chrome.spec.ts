@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { extractHtml } from '../src/html/extract-html.js'
-import { chromeKind, removePageChrome } from '../src/html/page-chrome.js'
+import { chromeKind, removePageChrome, removeSiteNavigation } from '../src/html/page-chrome.js'
 import { htmlParser } from '../src/html/parse-html.js'
 import type { DomElement } from '../src/html/dom.js'
 
@@ -67,12 +67,25 @@ describe('through the extraction', () => {
     assert.doesNotMatch(text, /first word of new trips|cookies/)
   })
 
-  it('falls back to the body without its chrome, and says so; a page that is only chrome reads as empty', () => {
-    const html = `<!doctype html><html><body><p>Closed today.</p>${signUp}${consent}</body></html>`
-    const { text, warnings } = extractHtml({ html, url: 'https://site.example/', format: 'text', extract: 'main' })
+  it("falls back to the body without its chrome and the site's navigation, and says so; a page that is only chrome reads as empty", () => {
+    const navigation = '<header class="masthead"><a href="/">Coast Co</a><nav><a href="/trips">Trips</a><a href="/about">About</a></nav></header><div role="navigation"><a href="/gifts">Gift cards</a></div>'
+    const html = `<!doctype html><html><body>${navigation}<p>Closed today.</p>${signUp}${consent}</body></html>`
+    const { text, warnings, extractor } = extractHtml({ html, url: 'https://site.example/', format: 'text', extract: 'main' })
+    assert.equal(extractor, 'parse5+full(fallback)')
     assert.equal(text, 'Closed today.')
-    assert.ok(warnings.some((warning) => /page body is returned instead, without its menus, site footer, dialogs and consent prompts/.test(warning)), warnings.join('\n'))
-    const chromeOnly = extractHtml({ html: `<!doctype html><html><body>${signUp}${consent}</body></html>`, url: 'https://site.example/', format: 'text', extract: 'main' })
+    assert.ok(warnings.some((warning) => warning.includes("the page body is returned instead, without the site's navigation, header and footer, its menus, dialogs and consent prompts")), warnings.join('\n'))
+    const chromeOnly = extractHtml({ html: `<!doctype html><html><body>${navigation}${signUp}${consent}</body></html>`, url: 'https://site.example/', format: 'text', extract: 'main' })
     assert.equal(chromeOnly.text, '')
+  })
+})
+
+describe("the site's navigation", () => {
+  it('is a <nav>, a <header> or role navigation or banner outside an <article> or <main>, never one holding the headline', () => {
+    const body = htmlParser.parse(
+      `<!doctype html><html><body><header><a href="/">Coast Co</a></header><nav>Trips About</nav><div role="banner">Spring sale</div><main><header>Harbour news, 4 May</header><nav>Page 1 2 3</nav>${STORY}</main><header><h1>Ferry timetable</h1></header></body></html>`,
+      'https://site.example/',
+    ).body!
+    assert.equal(removeSiteNavigation(body), 3)
+    assert.equal((body.textContent ?? '').replace(/\s+/g, ' ').trim(), `Harbour news, 4 MayPage 1 2 3${'The ferry runs again from Monday, after a winter of repairs to both of its landing stages.'}Ferry timetable`)
   })
 })

@@ -7,7 +7,7 @@ import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
 import { removeChoiceMenus } from './choice-menus.js'
-import { removePageChrome } from './page-chrome.js'
+import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
 import { productBlock } from './product-block.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
@@ -363,11 +363,12 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     } else {
       warnings.push(
         failure
-          ? `Main-content extraction failed (${failure}); the page body is returned instead, without its menus, site footer, dialogs and consent prompts.`
-          : 'No main content was found on this page; the page body is returned instead, without its menus, site footer, dialogs and consent prompts.',
+          ? `Main-content extraction failed (${failure}); the page body is returned instead, without the site's navigation, header and footer, its menus, dialogs and consent prompts.`
+          : "No main content was found on this page; the page body is returned instead, without the site's navigation, header and footer, its menus, dialogs and consent prompts.",
       )
-      // readability changes the document as it works; start again from the source, its chrome removed as before.
+      // readability changes the document as it works; start again from the source, its chrome removed as before, and the site's navigation (page-chrome.ts)
       document = withoutChrome(parse(source).document)
+      if (document.body) removeSiteNavigation(document.body)
       extractor = `${parser.name}+full(fallback)`
     }
   }

@@ -60,11 +60,11 @@ export function chromeKind(element: DomElement, root: DomElement): ChromeKind | 
   return kind && !holdsContent(element) ? kind : undefined
 }
 
-/** Removes every element below `root` that is chrome (outermost first); returns how many went. */
-export function removePageChrome(root: DomElement): number {
+/** Removes every element below `root` that `is` picks, outermost first; returns how many went. */
+function removeWhere(root: DomElement, is: (element: DomElement, root: DomElement) => boolean): number {
   let removed = 0
   for (let node: DomNode | null = root.firstChild; node; ) {
-    if (node.nodeType === ELEMENT_NODE && chromeKind(node as DomElement, root)) {
+    if (node.nodeType === ELEMENT_NODE && is(node as DomElement, root)) {
       const next = nextNode(node, root, true)
       ;(node as DomElement).remove()
       removed++
@@ -74,4 +74,31 @@ export function removePageChrome(root: DomElement): number {
     node = nextNode(node, root)
   }
   return removed
+}
+
+/** Removes every element below `root` that is chrome; returns how many went. */
+export function removePageChrome(root: DomElement): number {
+  return removeWhere(root, (element) => chromeKind(element, root) !== undefined)
+}
+
+const NAVIGATION_ROLES = new Set(['navigation', 'banner'])
+
+/**
+ * The site's navigation: a <nav> or a <header> (role navigation or banner)
+ * outside an <article> or <main>, holding no content. Only the body returned
+ * when no main content is found goes without it (extract-html.ts): there it
+ * is what a reader meets first, a menu of the whole site, and there is no
+ * candidate left for it to mislead. Before the candidates are chosen it
+ * stays: readability's scoring sets it aside, and removing it wholesale cost
+ * the article benchmark (prune-content.ts).
+ */
+export function isSiteNavigation(element: DomElement, root: DomElement): boolean {
+  const role = attributeOf(element, 'role')
+  if (!(element.localName === 'nav' || element.localName === 'header' || (role !== null && NAVIGATION_ROLES.has(role)))) return false
+  return !insideSectioning(element, root) && !holdsContent(element)
+}
+
+/** Removes the site's navigation below `root`; returns how many elements went. */
+export function removeSiteNavigation(root: DomElement): number {
+  return removeWhere(root, isSiteNavigation)
 }
