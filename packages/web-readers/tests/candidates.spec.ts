@@ -142,6 +142,20 @@ describe('widening a fragment to the page\'s list', () => {
     assert.match(toPlainText(wider), /ann wrote[\s\S]*the question[\s\S]*bo wrote[\s\S]*long answer 3[\s\S]*thanks/)
   })
 
+  it("keeps every item, linked titles and all, when the chosen candidate spans the items but its cleaning left only their unlinked lines (a best-seller list)", () => {
+    const books = ['The Salt Road by Ines Maro', 'Winter at Kettle Point by Dara Quill', 'A Field Guide to Rock Pools by Tomas Brell', "The Lantern Keeper's Daughter by Mae Orwin", 'Ninety Days of Bread by Ruth Calder']
+    const card = (title: string, rank: number) =>
+      `<div class="card"><div class="rank">#${rank}</div><div><a href="/dp/${rank}"><div>${title}</div></a><a href="/reviews/${rank}">4.6 out of 5 stars</a><a href="/dp/${rank}">$14.98</a></div><div class="formats">${rank + 1} formats available</div></div>`
+    const list = listCandidate(body(`<div class="top"><a href="/">Home</a></div><div class="grid">${books.map((title, index) => card(title, index + 1)).join('')}</div>`))
+    // what readability's cleaning of link-dense blocks leaves of each card: its rank and its formats line
+    const chosen = body(`<ul>${books.map((_, index) => `<li><p>#${index + 1}</p><p>${index + 2} formats available</p></li>`).join('')}</ul>`)
+    const wider = widenToList(chosen, list)
+    assert.ok(wider)
+    assert.match(toPlainText(wider), /#1[\s\S]*The Salt Road by Ines Maro[\s\S]*\$14\.98[\s\S]*2 formats available[\s\S]*#5[\s\S]*Ninety Days of Bread/)
+    // one card kept (a teaser's lines among others) spans no list: it stays as chosen
+    assert.equal(widenToList(body('<ul><li><p>#1</p><p>2 formats available</p></li></ul>'), list), undefined)
+  })
+
   it('leaves a chosen article that is not in the list (comments, teasers below it), and one that holds most of the list', () => {
     const page = body(`<article>${ARTICLE}</article>${board}`)
     assert.equal(widenToList(body(ARTICLE), listCandidate(page)), undefined)
