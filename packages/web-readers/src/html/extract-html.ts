@@ -9,6 +9,7 @@ import { removeUnseen } from './dom-clean.js'
 import { removeChoiceMenus } from './choice-menus.js'
 import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
 import { productBlock } from './product-block.js'
+import { removeSuggestions } from './recommendations.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -373,6 +374,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     }
   }
   root ??= cleanBody(document)
+  // a store's suggestions of other products are not the page's content, whichever way it was chosen (recommendations.ts)
+  if (input.extract === 'main') removeSuggestions(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
   if (input.format === 'html') for (const element of Array.from(root.querySelectorAll('[class]'))) element.removeAttribute('class')
   const links = resolveLinks(root, base)
