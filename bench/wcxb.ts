@@ -15,7 +15,8 @@
  * milliseconds per page of ours, and, with --out, one JSON row per page
  * (`pages.jsonl`) so that a change's wins and losses can be diffed.
  * Ours is scored on what web_fetch gives the model as the page's content: a
- * page judged a wall or a shell is no content (NOT_CONTENT below); how many
+ * page the tool does not show as content (outcomeError: a wall, or a shell
+ * without the page's text) is no content; how many
  * were, and how many of them had a reference text, is reported.
  *
  * Pages are served gzip-compressed from 127.0.0.1, as stored, and fetched
@@ -32,7 +33,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gunzipSync } from 'node:zlib'
 import { createHttpFetcher } from 'dsh-web-fetch-http'
-import type { FetchFormat } from 'dsh-web'
+import type { FetchFormat, PageType, PageTypeBasis } from 'dsh-web'
+// the tool's own test of a page that was fetched but not read (a wall, a shell without the page's text): one policy, not a copy
+import { outcomeError } from '../packages/tool-web/src/render-fetch.js'
 import { snippetRates, wordF1 } from './support/word-f1.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -103,32 +106,31 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER, env: {} })
 
 /**
- * What web_fetch gives the model as the page's content: a page the fetcher
- * judges a wall (its text withheld) or a shell without the page's text
- * (`needs_js`, `empty`: the tool says so, and that the text is not the
- * page's) is no content, an empty prediction. Right on a page whose
- * reference is empty too; a page with a reference judged so scores 0, and
- * both are counted in the report.
+ * Every part of a page through the fetcher (offset paging), scored on what
+ * web_fetch gives the model as the page's content: a page the tool does not
+ * show as content (outcomeError: a wall, its text withheld, or a shell
+ * without the page's text, which the tool says is not the page's) is no
+ * content, an empty prediction. Right on a page whose reference is empty
+ * too; a page with a reference judged so scores 0, and both are counted in
+ * the report. A failure is an empty prediction, counted.
  */
-const NOT_CONTENT: ReadonlySet<string> = new Set(['challenge', 'login_wall', 'needs_js', 'empty'])
-
-/** Every part of a page through the fetcher (offset paging); a failure is an empty prediction, counted. */
-async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms: number; failed?: string; notContent?: string }> {
+async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms: number; failed?: string; notContent?: string; judged?: { type: PageType; from?: PageTypeBasis } }> {
   const started = performance.now()
   let text = ''
   let offset: number | undefined = 0
+  let judged: { type: PageType; from?: PageTypeBasis } | undefined
   try {
     while (offset !== undefined) {
       const document = await fetcher.fetch({ url: `${base}/${id}.html?${format}`, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
-      const outcome = document.outcome?.kind
-      if (outcome && NOT_CONTENT.has(outcome)) return { text: '', ms: performance.now() - started, notContent: outcome }
+      if (outcomeError(document)) return { text: '', ms: performance.now() - started, notContent: document.outcome!.kind }
+      if (offset === 0 && document.metadata?.pageType) judged = { type: document.metadata.pageType, from: document.metadata.pageTypeFrom }
       text += document.text
       offset = document.nextOffset
     }
   } catch (error) {
     return { text: '', ms: performance.now() - started, failed: (error as Error).message }
   }
-  return { text, ms: performance.now() - started }
+  return { text, ms: performance.now() - started, ...(judged ? { judged } : {}) }
 }
 
 /** Bare readability's text; where it throws on a page (linkedom's DOM is not a browser's), an empty prediction, counted. */
@@ -152,7 +154,9 @@ interface PageRow {
   without: { text?: number; readability?: number }
   ms: number
   failed?: string
-  /** The outcome of a page judged not content (NOT_CONTENT), and whether its reference is empty. */
+  /** The page type the reader judged, and from what (undefined: nothing told). */
+  judged?: { type: PageType; from?: PageTypeBasis }
+  /** The outcome of a page judged not content (outcomeError), and whether its reference is empty. */
   notContent?: { outcome: string; emptyReference: boolean }
 }
 
@@ -176,6 +180,7 @@ for (const id of ids) {
     with: { text: textRates.with, readability: bareRates.with },
     without: { text: textRates.without, readability: bareRates.without },
     ms: text.ms,
+    ...(text.judged ? { judged: text.judged } : {}),
     ...(text.failed ? { failed: text.failed } : {}),
     ...(text.notContent ? { notContent: { outcome: text.notContent, emptyReference: !reference.trim() } } : {}),
   })
@@ -210,12 +215,29 @@ for (const [type, group] of groups) {
 }
 const failed = rows.filter((row) => row.failed)
 console.log(`ours: median ${median(rows.map((row) => row.ms)).toFixed(1)} ms per page (text, every part); ${failed.length} fetch${failed.length === 1 ? '' : 'es'} failed${failed.length ? ` (${failed.slice(0, 5).map((row) => `${row.id}: ${row.failed}`).join('; ')})` : ''}; readability threw on ${readabilityFailures} page${readabilityFailures === 1 ? '' : 's'} (scored as empty)`)
-const judged = rows.filter((row) => row.notContent)
-const judgedWrongly = judged.filter((row) => !row.notContent!.emptyReference)
+const unread = rows.filter((row) => row.notContent)
+const unreadWrongly = unread.filter((row) => !row.notContent!.emptyReference)
 console.log(
-  `judged not content (a wall, or a shell without the page's text: scored as no content): ${judged.length} page${judged.length === 1 ? '' : 's'}, ` +
-    `${judged.length - judgedWrongly.length} with an empty reference, ${judgedWrongly.length} with one (${judgedWrongly.map((row) => `${row.id} ${row.notContent!.outcome}`).slice(0, 10).join(', ') || 'none'})`,
+  `judged not content (a wall, or a shell without the page's text: scored as no content): ${unread.length} page${unread.length === 1 ? '' : 's'}, ` +
+    `${unread.length - unreadWrongly.length} with an empty reference, ${unreadWrongly.length} with one (${unreadWrongly.map((row) => `${row.id} ${row.notContent!.outcome}`).slice(0, 10).join(', ') || 'none'})`,
 )
+// The page type the reader judged (page-type.ts) against the benchmark's label: how often right, by what it was judged from, and per label.
+const typed = rows.filter((row) => row.judged)
+const right = (group: PageRow[]) => group.filter((row) => row.judged?.type === row.type).length
+const bases = [...new Set(typed.map((row) => row.judged!.from ?? 'declared'))]
+console.log(
+  `page type judged (metadata.pageType against the benchmark's label): ${right(rows)} of ${rows.length} right, ${rows.length - typed.length} not judged; ` +
+    bases.map((basis) => {
+      const group = typed.filter((row) => (row.judged!.from ?? 'declared') === basis)
+      return `from ${basis} ${right(group)} of ${group.length}`
+    }).join(', '),
+)
+for (const [type, group] of groups.slice(1)) {
+  const judgedAs = new Map<string, number>()
+  for (const row of group) judgedAs.set(row.judged?.type ?? 'none', (judgedAs.get(row.judged?.type ?? 'none') ?? 0) + 1)
+  const precision = typed.filter((row) => row.judged!.type === type)
+  console.log(`  ${type.padEnd(13)} judged ${[...judgedAs].sort((a, b) => b[1] - a[1]).map(([as, count]) => `${as} ${count}`).join(', ')}; of the pages judged ${type}, ${right(precision)} of ${precision.length} are`)
+}
 const worst = rows.filter((row) => row.f1.text < row.f1.readability - 0.3).sort((a, b) => a.f1.text - a.f1.readability - (b.f1.text - b.f1.readability))
 if (worst.length) console.log(`lost to readability by more than 0.3: ${worst.map((row) => `${row.id} (${row.type} ${f(row.f1.text)} vs ${f(row.f1.readability)})`).slice(0, 20).join(', ')}${worst.length > 20 ? `, and ${worst.length - 20} more` : ''}`)
 if (values.out) {

@@ -1,4 +1,4 @@
-import type { DocumentMetadata, StructuredData } from 'dsh-web'
+import type { DocumentMetadata, PageTypeBasis, StructuredData } from 'dsh-web'
 import { cleanUntrustedLine } from 'dsh-host'
 import { TITLE_MAX } from './line-limits.js'
 
@@ -7,10 +7,15 @@ const BREADCRUMBS_SHOWN = 10
 const TYPES_SHOWN = 8
 
 const SOURCE_NAMES: Record<StructuredData['sources'][number], string> = { 'json-ld': 'JSON-LD', microdata: 'microdata', opengraph: 'Open Graph' }
+const BASIS_NAMES: Record<Exclude<PageTypeBasis, 'declared'>, string> = {
+  address: "its address (a forum's host, a thread's, a product's or documentation's path)",
+  structure: 'its structure (code blocks, a control that adds to a cart beside a price, a grid of prices)',
+}
 
 /**
  * What a page says about itself (its JSON-LD, microdata or Open Graph) and
- * what kind of page the reader judged it from that, as labelled lines for the header
+ * what kind of page the reader judged it (from that, else from its address
+ * or its structure), as labelled lines for the header
  * of a `web_fetch` result: the kind when it is not an article or when the
  * page declared something, then each declared field the page gave. Every
  * value is the page's own and cleaned as any page string outside the fence
@@ -24,9 +29,13 @@ export function metadataLines(metadata: DocumentMetadata | undefined): string[] 
   if (!structured && (!pageType || pageType === 'article')) return []
   const clean = (value: string) => cleanUntrustedLine(value, { maxLength: TITLE_MAX })
   const lines: string[] = []
-  const declared = structured?.types.length ? ` (the page declares ${structured.types.slice(0, TYPES_SHOWN).map(clean).join(', ')})` : ''
-  if (pageType) lines.push(`- kind of page: ${pageType}, judged from what it declares${declared}`)
-  else if (declared) lines.push(`- declared types: ${structured!.types.slice(0, TYPES_SHOWN).map(clean).join(', ')}`)
+  const types = structured?.types.length ? structured.types.slice(0, TYPES_SHOWN).map(clean).join(', ') : undefined
+  const basis = metadata?.pageTypeFrom ?? 'declared'
+  if (pageType && basis === 'declared') lines.push(`- kind of page: ${pageType}, judged from what it declares${types ? ` (the page declares ${types})` : ''}`)
+  else {
+    if (pageType && basis !== 'declared') lines.push(`- kind of page: ${pageType}, judged from ${BASIS_NAMES[basis]}`)
+    if (types) lines.push(`- declared types: ${types}`)
+  }
   if (structured) {
     const field = (label: string, value: string | undefined) => {
       if (value) lines.push(`- ${label}: ${clean(value)}`)

@@ -303,14 +303,19 @@ export interface DocumentMetadata {
   pageCount?: number
   /** Items (entries) of an RSS or Atom feed. */
   itemCount?: number
-  /** What kind of page an HTML page is, judged from the types it declares (structured); undefined when it declares none. */
+  /** What kind of page an HTML page is: judged from the types it declares (structured), else from its address or its structure (`pageTypeFrom`); undefined when nothing tells. */
   pageType?: PageType
+  /** What `pageType` was judged from. */
+  pageTypeFrom?: PageTypeBasis
   /** What the page states about itself in JSON-LD, microdata or Open Graph: read, bounded, never invented. */
   structured?: StructuredData
 }
 
 /** The kinds of HTML page extraction tells apart (WCXB's seven). */
 export type PageType = 'article' | 'forum' | 'product' | 'listing' | 'collection' | 'documentation' | 'service'
+
+/** What a page type was judged from: the types the page declares, its address (a forum's host, a product's path), or its structure (code blocks, a control that adds to a cart beside a price, a grid of prices). */
+export type PageTypeBasis = 'declared' | 'address' | 'structure'
 
 /**
  * A page's own statements about itself, from JSON-LD, microdata or Open

@@ -16,6 +16,7 @@ import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
 import { noscriptView } from './noscript-view.js'
 import { judgePageType } from './page-type.js'
+import { readPageStructure } from './page-structure.js'
 import { readStructuredData } from './structured-data.js'
 
 export interface ExtractInput {
@@ -86,10 +87,10 @@ function absolute(value: string, base: string): string | undefined {
   }
 }
 
-function readMetadata(document: DomDocument, base: string, html: string): DocumentMetadata {
+function readMetadata(document: DomDocument, base: string, html: string, url: string): DocumentMetadata {
   const table = metaTable(document)
   const reading = readStructuredData(document, html, table)
-  const pageType = judgePageType(reading)
+  const judged = judgePageType(reading, document.body ? readPageStructure(document.body) : undefined, url)
   const meta = (...names: string[]) => names.map((name) => table.get(name)).find((value) => value !== undefined)
   const canonical = Array.from(byTag(document, 'link'))
     .find((link) => link.hasAttribute('href') && /(?:^|\s)canonical(?:\s|$)/i.test(link.getAttribute('rel') ?? ''))
@@ -102,7 +103,8 @@ function readMetadata(document: DomDocument, base: string, html: string): Docume
     publishedTime: meta('article:published_time', 'datepublished', 'date', 'dc.date', 'pubdate'),
     canonicalUrl: canonical ? absolute(canonical, base) : undefined,
     excerpt: meta('description', 'og:description'),
-    pageType,
+    pageType: judged?.type,
+    pageTypeFrom: judged?.from,
     structured: reading.structured,
   }
 }
@@ -296,7 +298,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)
   const base = baseUrlOf(document, input.url, html)
   let signals = readPageSignals(document, html)
-  const pageMetadata = readMetadata(document, base, html)
+  const pageMetadata = readMetadata(document, base, html, input.url)
   const noscript = noscriptView(document, signals)
   let source = html
   if (noscript !== undefined) {

@@ -1,4 +1,5 @@
-import type { PageType } from 'dsh-web'
+import type { PageType, PageTypeBasis } from 'dsh-web'
+import type { PageStructure } from './page-structure.js'
 import type { StructuredReading } from './structured-data.js'
 
 /** A page declaring this many products or more is a category page of them, not one product's page. */
@@ -14,17 +15,8 @@ function declares(reading: StructuredReading, pattern: RegExp): boolean {
   return false
 }
 
-/**
- * What kind of page this is, from what the page declares about itself
- * (structured-data.ts): a thread (DiscussionForumPosting, QAPage), one
- * product (a Product, or og:type product, and no list of them), a category
- * of products (og:type product.group, several products declared, or a list
- * type beside products), a listing (a list type alone), documentation
- * (TechArticle, APIReference), an article (its schema.org types, or og:type
- * article). Undefined when the page declares none of these: today's path
- * (readability's scoring and the markup's container) reads it.
- */
-export function judgePageType(reading: StructuredReading): PageType | undefined {
+/** What the page declares about itself: undefined when it declares none of the types below. */
+function declaredType(reading: StructuredReading): PageType | undefined {
   const { ogType, products } = reading
   if (declares(reading, FORUM)) return 'forum'
   const listed = declares(reading, LISTS)
@@ -33,5 +25,77 @@ export function judgePageType(reading: StructuredReading): PageType | undefined 
   if (listed) return 'listing'
   if (declares(reading, DOCUMENTATION)) return 'documentation'
   if (declares(reading, ARTICLE) || ogType === 'article') return 'article'
+  return undefined
+}
+
+/** The first labels of a host (`forum` of forum.example.com) and the segments of a path, lower case. */
+function addressWords(url: string): { labels: string[]; segments: string[] } {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return { labels: [], segments: [] }
+  }
+  const labels = parsed.hostname.toLowerCase().split('.').slice(0, -2)
+  const segments = parsed.pathname.toLowerCase().split('/').filter(Boolean)
+  return { labels, segments }
+}
+
+const FORUM_HOSTS = new Set(['forum', 'forums', 'community', 'discuss', 'discourse'])
+/** A thread's path names it (and goes on to the thread's own name): /threads/…, /t/…, /questions/…. */
+const THREAD_SEGMENTS = new Set(['threads', 'thread', 'topic', 'topics', 't', 'questions'])
+const THREAD_SCRIPTS = new Set(['viewtopic.php', 'showthread.php'])
+const DOCUMENTATION_HOSTS = new Set(['docs', 'doc', 'developer', 'developers', 'wiki'])
+const DOCUMENTATION_ROOTS = new Set(['docs', 'doc', 'documentation', 'reference', 'api'])
+const COLLECTION_ROOTS = new Set(['collections', 'category', 'categories', 'c'])
+/** A product's path names it and goes on to the product's own name or number: /products/…, /dp/…, /itm/…. */
+const PRODUCT_SEGMENTS = new Set(['products', 'product', 'p', 'dp', 'itm', 'ip'])
+const SERVICE_SEGMENTS = new Set(['services', 'service', 'solutions'])
+
+/** Code blocks that make a page documentation: two <pre> blocks, or ten <code> elements. */
+const DOCUMENTATION_PRE = 2
+const DOCUMENTATION_CODE = 10
+/** One product's page shows its price and a few others (a sale price, a bundle); more are a grid of products. */
+const PRODUCT_MAX_PRICES = 12
+
+export interface PageTypeJudgement {
+  type: PageType
+  from: PageTypeBasis
+}
+
+/**
+ * What kind of page this is. First from what the page declares about itself
+ * (structured-data.ts): a thread (DiscussionForumPosting, QAPage), one
+ * product (a Product, or og:type product, and no list of them), a category
+ * of products (og:type product.group, several products declared, or a list
+ * type beside products), a listing (a list type alone), documentation
+ * (TechArticle, APIReference), an article (its schema.org types, or og:type
+ * article). A page that declares none of these is judged from its address
+ * and its structure (PageStructure), in this order: a forum's host or a
+ * thread's path; code blocks (documentation); documentation's host or path;
+ * a control that adds to a cart beside at most PRODUCT_MAX_PRICES prices
+ * (one product); more prices (a category of products); a category's path; a
+ * product's path; a service's path. Undefined when nothing tells: today's
+ * path (readability's scoring and the markup's container) reads it.
+ * Measured on WCXB's development split against its labels: declarations
+ * alone judge 693 of 1,358 pages right; with the address and the
+ * structure, 830, and the pages judged a forum are one in 0.92, a service
+ * 0.93, documentation 0.77, a product 0.78.
+ */
+export function judgePageType(reading: StructuredReading, structure: PageStructure | undefined, url: string): PageTypeJudgement | undefined {
+  const declared = declaredType(reading)
+  if (declared) return { type: declared, from: 'declared' }
+  const { labels, segments } = addressWords(url)
+  const within = segments.slice(0, -1)
+  const byAddress = (type: PageType): PageTypeJudgement => ({ type, from: 'address' })
+  const byStructure = (type: PageType): PageTypeJudgement => ({ type, from: 'structure' })
+  if (labels.some((label) => FORUM_HOSTS.has(label)) || within.some((segment) => THREAD_SEGMENTS.has(segment)) || segments.some((segment) => THREAD_SCRIPTS.has(segment))) return byAddress('forum')
+  if (structure && (structure.preBlocks >= DOCUMENTATION_PRE || structure.codeElements >= DOCUMENTATION_CODE)) return byStructure('documentation')
+  if (labels.some((label) => DOCUMENTATION_HOSTS.has(label)) || (segments[0] !== undefined && DOCUMENTATION_ROOTS.has(segments[0]))) return byAddress('documentation')
+  if (structure && structure.buyControls > 0 && structure.prices > 0 && structure.prices <= PRODUCT_MAX_PRICES) return byStructure('product')
+  if (structure && structure.prices > PRODUCT_MAX_PRICES) return byStructure('collection')
+  if (within[0] !== undefined && COLLECTION_ROOTS.has(within[0])) return byAddress('collection')
+  if (within.some((segment) => PRODUCT_SEGMENTS.has(segment))) return byAddress('product')
+  if (segments.some((segment) => SERVICE_SEGMENTS.has(segment))) return byAddress('service')
   return undefined
 }

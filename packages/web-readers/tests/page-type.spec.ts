@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { extractHtml } from '../src/html/extract-html.js'
+
+// The page type when a page declares none: from its address (a forum's host, a thread's, a product's, a category's or documentation's path) and its structure (code blocks, a control that adds to a cart beside a price, a grid of prices).
+const prose = '<p>A full sentence of page text that a reader came for, long enough to matter for extraction here.</p>'.repeat(4)
+
+function judged(body: string, url = 'https://site.example/page', head = '') {
+  const html = `<html><head><title>Page</title>${head}</head><body>${body}</body></html>`
+  const { pageType, pageTypeFrom } = extractHtml({ html, url, format: 'text', extract: 'main' }).metadata
+  return pageType ? `${pageType} (${pageTypeFrom})` : 'none'
+}
+
+const snippet = (n: number) => `<pre><code>const client = connect(${n})\nawait client.send({ id: ${n} })</code></pre>`
+
+describe('page type from structure', () => {
+  it('code blocks make documentation: two <pre>, or ten <code>; one snippet in a blog post does not', () => {
+    assert.equal(judged(`<main><h1>Rate limits</h1>${prose}${snippet(1)}${prose}${snippet(2)}</main>`), 'documentation (structure)')
+    const inline = Array.from({ length: 10 }, (_, n) => `<li><code>option${n}</code>: what it sets.</li>`).join('')
+    assert.equal(judged(`<main><h1>Options</h1>${prose}<ul>${inline}</ul></main>`), 'documentation (structure)')
+    assert.equal(judged(`<article><h1>Why we moved</h1>${prose}${snippet(1)}${prose}</article>`), 'none')
+  })
+
+  it('a control that adds to a cart beside a price is one product; a grid of prices is a category of products', () => {
+    const product = `<main><h1>Trail 40 backpack</h1><div class="price">$89.50</div><form><button type="submit">Add to cart</button></form>${prose}</main>`
+    assert.equal(judged(product), 'product (structure)')
+    // an <input type=submit> labels itself with its value
+    assert.equal(judged(product.replace('<button type="submit">Add to cart</button>', '<input type="submit" value="Add to bag">')), 'product (structure)')
+    const cards = Array.from({ length: 13 }, (_, n) => `<li><a href="/p/${n}">Pack ${n}</a><span>€${40 + n},00</span></li>`).join('')
+    assert.equal(judged(`<main><h1>Backpacks</h1><ul>${cards}</ul></main>`), 'collection (structure)')
+  })
+
+  it('a price in a sentence, or a price without a control that buys, makes no product', () => {
+    assert.equal(judged(`<article><h1>Budget tents</h1><p>The cheapest one we tried costs $89.50 and kept us dry for a week.</p>${prose}</article>`), 'none')
+    assert.equal(judged(`<main><h1>Plans</h1><div>$12</div><div>$24</div>${prose}</main>`), 'none')
+  })
+})
+
+describe('page type from the address', () => {
+  it("a forum's host or a thread's path is a forum", () => {
+    assert.equal(judged(`<main>${prose}</main>`, 'https://forum.site.example/some-thread'), 'forum (address)')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/threads/why-is-my-build-slow.12345/'), 'forum (address)')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/viewtopic.php?t=99'), 'forum (address)')
+  })
+
+  it("documentation's host or path, a category's path, a product's path, a service's path", () => {
+    assert.equal(judged(`<main>${prose}</main>`, 'https://docs.site.example/guides/start'), 'documentation (address)')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/docs/start'), 'documentation (address)')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://shop.site.example/collections/mens-socks'), 'collection (address)')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://shop.site.example/products/quarter-socks'), 'product (address)')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/services/cloud-migration'), 'service (address)')
+  })
+
+  it('a path segment counts only where it names what follows: a page named /products or /t is not one product or one thread', () => {
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/products'), 'none')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/t'), 'none')
+    assert.equal(judged(`<main>${prose}</main>`, 'https://site.example/blog/why-we-moved'), 'none')
+  })
+})
+
+describe('what the page declares comes first', () => {
+  it('a declared article on a forum host, or one with code blocks, stays an article', () => {
+    const article = '<meta property="og:type" content="article">'
+    assert.equal(judged(`<main>${prose}</main>`, 'https://forum.site.example/some-thread', article), 'article (declared)')
+    assert.equal(judged(`<main><h1>Rate limits</h1>${prose}${snippet(1)}${snippet(2)}</main>`, 'https://site.example/page', article), 'article (declared)')
+  })
+})
