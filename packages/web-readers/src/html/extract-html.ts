@@ -7,6 +7,7 @@ import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
 import { removeChoiceMenus } from './choice-menus.js'
+import { keepDataTables } from './data-tables.js'
 import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
 import { productBlock } from './product-block.js'
 import { removeSuggestions } from './recommendations.js'
@@ -313,11 +314,12 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
   if (input.extract === 'main') {
-    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts)
+    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts); a data table keeps its place whatever it is called (data-tables.ts)
     const withoutChrome = (page: DomDocument) => {
       if (page.body) {
         removeChoiceMenus(page.body, source)
         removePageChrome(page.body)
+        keepDataTables(page.body, source)
       }
       return page
     }

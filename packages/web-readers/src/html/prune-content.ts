@@ -2,6 +2,7 @@ import { namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { attributeOf, descendants, hasDescendant, measureText } from './dom-walk.js'
 import { listItems } from './list-items.js'
+import { isDataTable } from './data-tables.js'
 
 /** Which general clean-ups run on the content readability chose. */
 export interface PruneRules {
@@ -157,6 +158,8 @@ export function pruneContent(root: DomElement, rules: PruneRules = DEFAULT_RULES
       if (chars === 0 || chars > 0.3 * total) continue
       if (links < (element.localName === 'p' ? 1 : 2)) continue
       if (linkChars / chars <= (element.localName === 'p' ? 0.95 : 0.75)) continue
+      // a table of data whose cells are links (names, titles) is content, not a menu
+      if (element.localName === 'table' && isDataTable(element)) continue
       chosen.add(element)
       if (!insideAny(element, chosen, root)) chosenChars += chars
     }
