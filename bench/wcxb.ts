@@ -32,7 +32,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { gunzipSync } from 'node:zlib'
-import { createHttpFetcher } from 'dsh-web-fetch-http'
+import { type HttpFetcherOptions, createHttpFetcher } from 'dsh-web-fetch-http'
 import type { FetchFormat, PageType, PageTypeBasis } from 'dsh-web'
 // the tool's own test of a page that was fetched but not read (a wall, a shell without the page's text): one policy, not a copy
 import { outcomeError } from '../packages/tool-web/src/render-fetch.js'
@@ -94,16 +94,42 @@ if (!ids.length) {
 
 const pages = new Map<string, Buffer>()
 for (const id of ids) pages.set(id, await readFile(join(values.data!, 'html', `${id}.html.gz`)))
+/**
+ * Each page is fetched at its own address (the ground truth's `url`), over
+ * http on the server's port, with every name resolved to 127.0.0.1: the
+ * reader sees the host and the path the page was crawled at, as it would in
+ * use (the page type is judged from them too, page-type.ts). A page without
+ * an address, or whose address another page has, is served at /<id>.
+ */
 const server = createServer((request, response) => {
-  const id = new URL(request.url ?? '/', 'http://x').pathname.replace(/^\//, '').replace(/\.html$/, '')
+  const host = (request.headers.host ?? '').replace(/:\d+$/, '')
+  const id = byAddress.get(`${host}${request.url ?? '/'}`) ?? new URL(request.url ?? '/', 'http://x').pathname.replace(/^\//, '').replace(/\.html$/, '')
   const body = pages.get(id)
   if (!body) return void response.writeHead(404).end('not found')
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip', 'content-length': body.length })
   response.end(body)
 })
 await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1'], artifactThreshold: Number.MAX_SAFE_INTEGER, env: {} })
+const port = (server.address() as AddressInfo).port
+const addressOf = new Map<string, string>()
+const byAddress = new Map<string, string>()
+for (const id of ids) {
+  const crawled = ((JSON.parse(await readFile(join(values.data!, 'ground-truth', `${id}.json`), 'utf8')) as { url?: string }).url ?? '').trim()
+  let address = `http://127.0.0.1:${port}/${id}.html`
+  try {
+    const url = new URL(crawled)
+    const key = `${url.hostname}${url.pathname}${url.search}`
+    if (/^https?:$/.test(url.protocol) && !byAddress.has(key)) {
+      byAddress.set(key, id)
+      address = `http://${url.hostname}:${port}${url.pathname}${url.search}`
+    }
+  } catch {}
+  addressOf.set(id, address)
+}
+// every name answers 127.0.0.1, and each is trusted by name (privateHosts trusts exactly what it names: the address does not trust the names)
+const everyNameToLoopback: NonNullable<HttpFetcherOptions['lookup']> = (_hostname, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }])
+const hosts = [...new Set([...byAddress.keys()].map((key) => new URL(addressOf.get(byAddress.get(key)!)!).hostname))]
+const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1', ...hosts], lookup: everyNameToLoopback, artifactThreshold: Number.MAX_SAFE_INTEGER, env: {} })
 
 /**
  * Every part of a page through the fetcher (offset paging), scored on what
@@ -121,7 +147,7 @@ async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms
   let judged: { type: PageType; from?: PageTypeBasis } | undefined
   try {
     while (offset !== undefined) {
-      const document = await fetcher.fetch({ url: `${base}/${id}.html?${format}`, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
+      const document = await fetcher.fetch({ url: addressOf.get(id)!, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
       if (outcomeError(document)) return { text: '', ms: performance.now() - started, notContent: document.outcome!.kind }
       if (offset === 0 && document.metadata?.pageType) judged = { type: document.metadata.pageType, from: document.metadata.pageTypeFrom }
       text += document.text
