@@ -91,7 +91,7 @@ function absolute(value: string, base: string): string | undefined {
 function readMetadata(document: DomDocument, base: string, html: string, url: string): DocumentMetadata {
   const table = metaTable(document)
   const reading = readStructuredData(document, html, table)
-  const judged = judgePageType(reading, document.body ? readPageStructure(document.body) : undefined, url)
+  const judged = judgePageType(reading, () => (document.body ? readPageStructure(document.body) : undefined), url)
   const meta = (...names: string[]) => names.map((name) => table.get(name)).find((value) => value !== undefined)
   const canonical = Array.from(byTag(document, 'link'))
     .find((link) => link.hasAttribute('href') && /(?:^|\s)canonical(?:\s|$)/i.test(link.getAttribute('rel') ?? ''))

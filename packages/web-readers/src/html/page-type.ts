@@ -75,16 +75,19 @@ export interface PageTypeJudgement {
  * thread's path; code blocks (documentation); documentation's host or path;
  * a control that adds to a cart beside at most PRODUCT_MAX_PRICES prices
  * (one product); more prices (a category of products); a category's path; a
- * product's path; a service's path. Undefined when nothing tells: today's
+ * product's path; a service's path (the structure is read only for a page
+ * that declares nothing). Undefined when nothing tells: today's
  * path (readability's scoring and the markup's container) reads it.
  * Measured on WCXB's development split against its labels: declarations
  * alone judge 693 of 1,358 pages right; with the address and the
  * structure, 830, and the pages judged a forum are one in 0.92, a service
  * 0.93, documentation 0.77, a product 0.78.
  */
-export function judgePageType(reading: StructuredReading, structure: PageStructure | undefined, url: string): PageTypeJudgement | undefined {
+export function judgePageType(reading: StructuredReading, readStructure: () => PageStructure | undefined, url: string): PageTypeJudgement | undefined {
   const declared = declaredType(reading)
   if (declared) return { type: declared, from: 'declared' }
+  // read only here: most pages declare what they are
+  const structure = readStructure()
   const { labels, segments } = addressWords(url)
   const within = segments.slice(0, -1)
   const byAddress = (type: PageType): PageTypeJudgement => ({ type, from: 'address' })
