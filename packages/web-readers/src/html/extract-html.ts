@@ -11,6 +11,7 @@ import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
 import { productBlock } from './product-block.js'
 import { removeSuggestions } from './recommendations.js'
 import { removeReviews } from './product-reviews.js'
+import { removeBuyBoxes } from './buy-box.js'
 import { looksLikeProduct, mentionsBuying, readShopSignals, sellsSomething } from './shop-signals.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
@@ -314,11 +315,12 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let metadata = pageMetadata
   let shopProduct = false
   if (input.extract === 'main') {
-    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts)
+    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts); on a shop's product page its buy box too (buy-box.ts)
     const withoutChrome = (page: DomDocument) => {
       if (page.body) {
         removeChoiceMenus(page.body, source)
         removePageChrome(page.body)
+        if (shopProduct) removeBuyBoxes(page.body)
       }
       return page
     }
@@ -327,6 +329,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     const declared = pageMetadata.pageType
     const shop = document.body && (declared === 'product' || (!declared && mentionsBuying(html))) ? readShopSignals(document.body) : undefined
     shopProduct = !!shop && (declared === 'product' ? sellsSomething(shop) : looksLikeProduct(shop))
+    if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)
     const intact = pageMetadata.pageType === 'product' && headline && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
