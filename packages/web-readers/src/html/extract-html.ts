@@ -11,6 +11,9 @@ import { keepDataTables } from './data-tables.js'
 import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
 import { productBlock } from './product-block.js'
 import { removeSuggestions } from './recommendations.js'
+import { removeReviews } from './product-reviews.js'
+import { removeBuyBoxes } from './buy-box.js'
+import { looksLikeProduct, mentionsBuying, readShopSignals, sellsSomething } from './shop-signals.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -313,17 +316,24 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let root: DomElement | undefined
   let extractor = `${parser.name}+full`
   let metadata = pageMetadata
+  let shopProduct = false
   if (input.extract === 'main') {
-    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts); a data table keeps its place whatever it is called (data-tables.ts)
+    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts); on a shop's product page its buy box too (buy-box.ts); a data table keeps its place whatever it is called (data-tables.ts)
     const withoutChrome = (page: DomDocument) => {
       if (page.body) {
         removeChoiceMenus(page.body, source)
         removePageChrome(page.body)
+        if (shopProduct) removeBuyBoxes(page.body)
         keepDataTables(page.body, source)
       }
       return page
     }
     withoutChrome(document)
+    // a shop's product page: it declares a product and sells something, or declares nothing and reads as one product's page (shop-signals.ts)
+    const declared = pageMetadata.pageType
+    const shop = document.body && (declared === 'product' || (!declared && mentionsBuying(html))) ? readShopSignals(document.body) : undefined
+    shopProduct = !!shop && (declared === 'product' ? sellsSomething(shop) : looksLikeProduct(shop))
+    if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)
     const intact = pageMetadata.pageType === 'product' && headline && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
@@ -380,6 +390,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   root ??= cleanBody(document)
   // a store's suggestions of other products are not the page's content, whichever way it was chosen (recommendations.ts)
   if (input.extract === 'main') removeSuggestions(root)
+  // a product's reviews and its customers' questions, on a shop's product page (product-reviews.ts)
+  if (shopProduct) removeReviews(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
   if (input.format === 'html') for (const element of Array.from(root.querySelectorAll('[class]'))) element.removeAttribute('class')
   const links = resolveLinks(root, base)
