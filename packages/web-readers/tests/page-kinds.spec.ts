@@ -101,7 +101,8 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
 
     it(`a product page that declares nothing, known by its <h1>, price and basket button: features, description and specifications, not its reviews (${format})`, async () => {
       const { text, metadata } = await extract('page-product', format)
-      assert.equal(metadata.pageType, undefined)
+      // judged one product's page from its structure (page-type.ts): a basket button beside its price
+      assert.deepEqual([metadata.pageType, metadata.pageTypeFrom], ['product', 'structure'])
       assertInOrder(text, [
         '£89.00', '40 litres, with a separate sleeping-bag compartment', 'Weighs 1.3 kg',
         'The Trail 40 is a pack for long day walks', 'Two side pockets take a litre bottle each',

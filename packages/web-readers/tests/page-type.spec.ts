@@ -30,6 +30,11 @@ describe('page type from structure', () => {
     assert.equal(judged(`<main><h1>Backpacks</h1><ul>${cards}</ul></main>`), 'collection (structure)')
   })
 
+  it('a category with a basket button on each of its few cards is not one product', () => {
+    const cards = Array.from({ length: 4 }, (_, n) => `<li><a href="/p/${n}">Kettle ${n}</a><span>£${30 + n}.00</span><button>Add to basket</button></li>`).join('')
+    assert.notEqual(judged(`<main><h1>Kettles</h1><ul>${cards}</ul>${prose}</main>`), 'product (structure)')
+  })
+
   it('a price in a sentence, or a price without a control that buys, makes no product', () => {
     assert.equal(judged(`<article><h1>Budget tents</h1><p>The cheapest one we tried costs $89.50 and kept us dry for a week.</p>${prose}</article>`), 'none')
     assert.equal(judged(`<main><h1>Plans</h1><div>$12</div><div>$24</div>${prose}</main>`), 'none')

@@ -13,7 +13,7 @@ import { productBlock } from './product-block.js'
 import { removeSuggestions } from './recommendations.js'
 import { removeReviews } from './product-reviews.js'
 import { removeBuyBoxes } from './buy-box.js'
-import { looksLikeProduct, mentionsBuying, readShopSignals, sellsSomething } from './shop-signals.js'
+import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -329,10 +329,9 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       return page
     }
     withoutChrome(document)
-    // a shop's product page: it declares a product and sells something, or declares nothing and reads as one product's page (shop-signals.ts)
-    const declared = pageMetadata.pageType
-    const shop = document.body && (declared === 'product' || (!declared && mentionsBuying(html))) ? readShopSignals(document.body) : undefined
-    shopProduct = !!shop && (declared === 'product' ? sellsSomething(shop) : looksLikeProduct(shop))
+    // a shop's product page: judged one product's page (page-type.ts) and selling something (shop-signals.ts)
+    const shop = document.body && pageMetadata.pageType === 'product' ? readShopSignals(document.body) : undefined
+    shopProduct = !!shop && sellsSomething(shop)
     if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)

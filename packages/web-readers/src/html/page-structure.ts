@@ -1,5 +1,6 @@
-import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
-import { attributeOf, nextNode } from './dom-walk.js'
+import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
+import { nextNode } from './dom-walk.js'
+import { isBuyControl, isPrice } from './shop-signals.js'
 
 /**
  * What a page's body is built of, for the page type (page-type.ts) when the
@@ -16,9 +17,9 @@ export interface PageStructure {
   preBlocks: number
   /** `<code>` elements, inside `<pre>` or not. */
   codeElements: number
-  /** Buttons, links and submit inputs whose label adds to a cart or buys (BUY_LABEL). */
+  /** Basket buttons: controls whose label adds to a cart or buys (shop-signals.ts, isBuyControl). */
   buyControls: number
-  /** Short text nodes that are a price alone: a currency sign or code and a number (PRICE). */
+  /** Elements that are a price alone (shop-signals.ts, isPrice). */
   prices: number
   /** The walk stopped at WALK_STEP_LIMIT nodes: the counts are of the part walked. */
   walkCut: boolean
@@ -26,25 +27,7 @@ export interface PageStructure {
 
 /** Nodes stepped over at most (the tree itself is capped at build: build-tree.ts). */
 const WALK_STEP_LIMIT = 200_000
-/** A price stands alone in its text node: longer text is a sentence that mentions one. */
-const PRICE_MAX_CHARS = 40
-/** Characters of a control's label read. */
-const LABEL_CHARS = 60
 const UNSEEN = new Set(['script', 'style', 'noscript', 'template', 'svg'])
-const CONTROLS = new Set(['button', 'a', 'input'])
-const CURRENCY = '[$€£¥₹₩₽]|US\\$|A\\$|C\\$|USD|EUR|GBP|AUD|CAD|CHF|JPY|INR|kr|zł|Kč|Rs\\.?'
-/** A price alone: "$19.99", "€ 1.299,00", "From £25", "19,99 €", "1 299 kr". */
-const PRICE = new RegExp(`^(?:[^\\d]{0,12}?)(?:${CURRENCY})\\s?\\d[\\d.,\\s]*$|^\\d[\\d.,\\s]*\\s?(?:${CURRENCY})$`, 'u')
-/** Labels of the control that puts one product in a cart, in the languages of the shops seen. */
-const BUY_LABEL = /\b(?:add to (?:cart|bag|basket|trolley)|add to my bag|buy (?:it )?now|in den warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen)\b/i
-
-function label(element: DomElement): string {
-  if (element.localName === 'input') {
-    const type = attributeOf(element, 'type')?.toLowerCase()
-    return type === 'submit' || type === 'button' ? (attributeOf(element, 'value') ?? '') : ''
-  }
-  return (element.textContent ?? '').slice(0, LABEL_CHARS)
-}
 
 /** The counts of PageStructure below `body`, in one walk (scripts, styles and templates skipped). */
 export function readPageStructure(body: DomElement): PageStructure {
@@ -56,23 +39,17 @@ export function readPageStructure(body: DomElement): PageStructure {
       break
     }
     let skip = false
-    if (node.nodeType === TEXT_NODE) {
-      const text = node.textContent ?? ''
-      if (text.length <= PRICE_MAX_CHARS * 2) {
-        const trimmed = text.trim()
-        if (trimmed && trimmed.length <= PRICE_MAX_CHARS && PRICE.test(trimmed)) structure.prices++
-      }
-    } else if (node.nodeType === ELEMENT_NODE) {
+    if (node.nodeType === ELEMENT_NODE) {
       const element = node as DomElement
       const name = element.localName
       if (UNSEEN.has(name)) skip = true
       else if (name === 'pre') structure.preBlocks++
       else if (name === 'code') structure.codeElements++
-      else if (CONTROLS.has(name) && BUY_LABEL.test(label(element))) {
+      else if (isBuyControl(element)) {
         structure.buyControls++
         // its label is read; what it holds is no price of the page's
         skip = true
-      }
+      } else if (isPrice(element)) structure.prices++
     }
     node = nextNode(node, body, skip)
   }

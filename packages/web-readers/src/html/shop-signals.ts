@@ -10,9 +10,9 @@ import { attributeOf, nextNode, textReaches } from './dom-walk.js'
  *   price) is not a shop's product page: a service business or a piece of
  *   software that marks itself up as a Product (on WCXB dev, a pest-control
  *   firm's page whose customers' testimonials are its content);
- * - a page that declares nothing can be recognised as one product's page
- *   (looksLikeProduct), for the page-type judge to join with what pages
- *   declare.
+ * - a page that declares nothing is judged one product's page by the same
+ *   tests (page-structure.ts counts what isBuyControl and isPrice accept,
+ *   page-type.ts judges).
  */
 
 /**
@@ -34,8 +34,6 @@ const PRICE = /^(?:(?:[$€£¥₹]|[A-Z]{2}\s?\$|usd|eur|gbp|chf|aud|cad)\s?\d[
 const MAX_PRICE_CHARS = 20
 /** Basket buttons looked at; a page of more is a category of products, each with its own. */
 export const MAX_BUYS = 8
-/** One product's page has one basket button, or two (the page's own and a bar that follows the reader down): more are a category's. */
-const PRODUCT_BUYS = 2
 /** Never looked in: what a reader does not see. */
 const UNSEEN = new Set(['script', 'style', 'template', 'noscript', 'svg', 'head'])
 
@@ -61,7 +59,7 @@ export function isBuyControl(element: DomElement): boolean {
 }
 
 /** Whether `element` is a price: marked itemprop=price, or its whole text a price (one text node). */
-function isPrice(element: DomElement): boolean {
+export function isPrice(element: DomElement): boolean {
   if (attributeOf(element, 'itemprop') === 'price') return true
   const only = element.firstChild
   if (!only || only.nextSibling || only.nodeType !== TEXT_NODE) return false
@@ -103,20 +101,4 @@ export function readShopSignals(root: DomElement): ShopSignals {
 /** Whether the page sells something: a basket button or a price. */
 export function sellsSomething(signals: ShopSignals): boolean {
   return signals.buys.length > 0 || signals.price !== undefined
-}
-
-/**
- * Whether a page that declares nothing reads as one product's page: an
- * <h1>, one basket button or two, and a price. Measured on WCXB dev's pages
- * that declare no page type (531): true on three of its seven product pages
- * (three stores of one marketplace) and on one category page (of two
- * products); on its 174 undeclared articles and 120 service pages, never.
- */
-export function looksLikeProduct(signals: ShopSignals): boolean {
-  return !!signals.headline && signals.buys.length >= 1 && signals.buys.length <= PRODUCT_BUYS && !!signals.price
-}
-
-/** A quick look at the page's source: a page whose source has no basket button's words pays for no walk. */
-export function mentionsBuying(html: string): boolean {
-  return BUY.test(html)
 }
