@@ -29,6 +29,9 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   'sibling paragraphs (150,000)': (scale = 1) => page(`${ARTICLE}${'<p>Short line.</p>'.repeat(150_000 * scale)}`),
   /** 100,000 unclosed table cells. */
   'table cells, unclosed (100,000)': (scale = 1) => page(`${ARTICLE}<table><tr>${'<td>cell'.repeat(100_000 * scale)}</table>`),
+  /** 10,000 headed sections of a sentence each after a story in plain blocks: the main area of sections around the content is looked for (sectioned-page.ts). */
+  'headed sections (10,000)': (scale = 1) =>
+    page(`${ARTICLE.replace('<article>', '<div class="story">').replace('</article>', '</div>')}${Array.from({ length: 10_000 * scale }, (_, index) => `<div><h2>Part ${index + 1}</h2><p>${SENTENCE}</p></div>`).join('')}`),
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

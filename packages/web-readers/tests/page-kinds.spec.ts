@@ -80,6 +80,19 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['About us', 'Contact', 'Privacy', 'Terms'])
     })
 
+    it(`a landing page whose readability choice is one section (its testimonials): every section, in order, without the site's chrome (${format})`, async () => {
+      const { text, extractor } = await extract('page-service-landing', format)
+      assert.match(extractor, /^page-sections\+/)
+      assertInOrder(text, [
+        'Books that close themselves', 'ready without a spreadsheet', 'Start a free trial',
+        'Everything a small firm', 'Bank feeds', 'arrives overnight', 'Invoice chasing', 'Quarterly returns', 'filed when you approve it',
+        'What our customers say', 'the tidiest she has seen', 'Priya Raman', 'awkward telephone calls', 'with time to spare', 'Ana Lopes',
+        'Questions we are often asked', 'Can I move my existing books across?', 'the open invoices', 'Who can see my figures?', 'invited for free',
+        'One price, every feature', 'cancel whenever you like',
+      ])
+      assertNone(text, ['Product', 'Customers', 'Log in', 'Privacy', 'Terms', 'Careers'])
+    })
+
     it(`questions and answers: the question, every answer and its code (${format})`, async () => {
       const { text } = await extract('page-questions-answers', format)
       assertInOrder(text, [

@@ -14,6 +14,7 @@ import { removeSuggestions } from './recommendations.js'
 import { removeReviews } from './product-reviews.js'
 import { removeBuyBoxes } from './buy-box.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
+import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
 import { toMarkdown } from './to-markdown.js'
@@ -336,6 +337,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)
     const intact = pageMetadata.pageType === 'product' && headline && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
+    // a copy of the body before readability changes it, where a page of sections finds its main area (sectioned-page.ts)
+    const sectionCopy = document.body && maySection(document.body) ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
     const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
     let article: ReadabilityArticle | null = null
     let failure: string | undefined
@@ -360,6 +363,9 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
           : named
             ? `markup-container+${parser.name}`
             : `readability@${READABILITY_VERSION}+${parser.name}`
+      // one section of a page made of sections: the page's main area, all its sections (sectioned-page.ts)
+      const sections = sectionCopy && sectionedContent(sectionCopy, root)
+      if (sections) [root, extractor] = [sections, `page-sections+${parser.name}`]
       metadata = {
         ...pageMetadata,
         title: pick(headline, article.title, pageMetadata.title),
