@@ -132,6 +132,17 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['You may also like', 'Paddle float', 'Tidewater Outfitters', 'Basket', 'Returns'])
     })
 
+    it(`the same page titled for search, its <h1> the product's name alone: the product's block, found by the <h1> (${format})`, async () => {
+      const html = (await fixture('page-product-tabs')).replace(
+        '<title>Harbour 2 kayak paddle – Tidewater Outfitters</title>',
+        '<title>Touring kayak paddle, two-piece, glass-reinforced blades, 220 cm – Tidewater Outfitters</title>',
+      )
+      const { text, extractor, metadata } = extractHtml({ html, url: 'https://site.example/page', format, extract: 'main' })
+      assert.notEqual(metadata.title, 'Harbour 2 kayak paddle')
+      assert.match(extractor, /^product-block\+/)
+      assertInOrder(text, ['Two-piece, 220 cm', 'Length', '220 cm', 'Guarantee', 'The Harbour 2 is a touring paddle', 'floats if you drop it'])
+    })
+
     it(`the same page declaring no product keeps readability's choice: the rule is for product pages only (${format})`, async () => {
       const html = (await fixture('page-product-tabs')).replace(/<meta property="og:type"[^>]*>|<script type="application\/ld\+json">.*?<\/script>/gs, '')
       const { text, extractor, metadata } = extractHtml({ html, url: 'https://site.example/page', format, extract: 'main' })

@@ -9,7 +9,7 @@ import { removeUnseen } from './dom-clean.js'
 import { removeChoiceMenus } from './choice-menus.js'
 import { keepDataTables } from './data-tables.js'
 import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
-import { productBlock } from './product-block.js'
+import { headingText, productBlock } from './product-block.js'
 import { removeSuggestions } from './recommendations.js'
 import { removeReviews } from './product-reviews.js'
 import { removeBuyBoxes } from './buy-box.js'
@@ -335,8 +335,9 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     shopProduct = !!shop && sellsSomething(shop)
     if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
     const headline = readHeadline(document, pageMetadata)
-    // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for (product-block.ts)
-    const intact = pageMetadata.pageType === 'product' && headline && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
+    // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts)
+    const productName = pageMetadata.pageType === 'product' ? (headline ?? (shopProduct ? headingText(shop!.headline) : undefined)) : undefined
+    const intact = productName && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
     // a copy of the body before readability changes it, where a page of sections finds its main area (sectioned-page.ts)
     const sectionCopy = document.body && maySection(document.body) ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
     const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
@@ -354,7 +355,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       trimLeadingLabels(content)
       const named = second && chooseCandidate({ scored: content, named: second }) === 'named'
       const widened = widenToList(named ? second : content, list)
-      const product = !widened && intact ? productBlock(intact, named ? second : content, headline!) : undefined
+      const product = !widened && intact ? productBlock(intact, named ? second : content, productName!) : undefined
       root = widened ?? product ?? (named ? second : content)
       extractor = widened
         ? `markup-list+${parser.name}`
