@@ -151,6 +151,13 @@ describe('pages of many blocks keep every main block, in order, and drop the chr
       assertNone(text, ['£74.00', 'Guarantee'])
     })
 
+    it(`a product page whose prose is a price-feedback box: its titled sections, not the box, the buy box or the reviews (${format})`, async () => {
+      const { text, extractor } = await extract('page-product-sections', format)
+      assert.match(extractor, /^product-sections\+/)
+      assertInOrder(text, ['Features', 'Sleeps two, with a porch each side', 'Reflective guy lines', 'Specifications', 'Flysheet: 20D ripstop nylon', 'Minimum weight: 1.7 kg', 'In the box', 'Repair sleeve'])
+      assertNone(text, ['Found a lower price', 'Seen it cheaper', '£240.00', 'Add to basket', 'Customer reviews', 'Wasdale', 'Fellside'])
+    })
+
     it(`a store page beside its review filter: the description, not the filter's labels (${format})`, async () => {
       // readability counts each comma for a block: a filter of counts with thousands separators outscores the prose (choice-menus.ts)
       const { text } = await extract('page-game-store', format)

@@ -12,6 +12,7 @@ import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
 import { headingText, productBlock } from './product-block.js'
 import { removeSuggestions } from './recommendations.js'
 import { removeReviews } from './product-reviews.js'
+import { productSections } from './product-sections.js'
 import { removeBuyBoxes } from './buy-box.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
@@ -335,9 +336,9 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     shopProduct = !!shop && sellsSomething(shop)
     if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
     const headline = readHeadline(document, pageMetadata)
-    // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts)
+    // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts), and on a shop's product page its titled sections (product-sections.ts)
     const productName = pageMetadata.pageType === 'product' ? (headline ?? (shopProduct ? headingText(shop!.headline) : undefined)) : undefined
-    const intact = productName && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
+    const intact = (productName || shopProduct) && document.body ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
     // a copy of the body before readability changes it, where a page of sections finds its main area (sectioned-page.ts)
     const sectionCopy = document.body && maySection(document.body) ? (document.body as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true) : undefined
     const { named: second, list } = document.body ? pageCandidates(document.body) : { named: undefined, list: undefined }
@@ -354,16 +355,20 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       pruneContent(content)
       trimLeadingLabels(content)
       const named = second && chooseCandidate({ scored: content, named: second }) === 'named'
-      const widened = widenToList(named ? second : content, list)
-      const product = !widened && intact ? productBlock(intact, named ? second : content, productName!) : undefined
-      root = widened ?? product ?? (named ? second : content)
+      const chosen = named ? second : content
+      const widened = widenToList(chosen, list)
+      const product = !widened && intact && productName ? productBlock(intact, chosen, productName) : undefined
+      const described = !widened && !product && intact && shopProduct ? productSections(intact, chosen, document) : undefined
+      root = widened ?? product ?? described ?? chosen
       extractor = widened
         ? `markup-list+${parser.name}`
         : product
           ? `product-block+${parser.name}`
-          : named
-            ? `markup-container+${parser.name}`
-            : `readability@${READABILITY_VERSION}+${parser.name}`
+          : described
+            ? `product-sections+${parser.name}`
+            : named
+              ? `markup-container+${parser.name}`
+              : `readability@${READABILITY_VERSION}+${parser.name}`
       // one section of a page made of sections: the page's main area, all its sections (sectioned-page.ts)
       const sections = sectionCopy && sectionedContent(sectionCopy, root)
       if (sections) [root, extractor] = [sections, `page-sections+${parser.name}`]

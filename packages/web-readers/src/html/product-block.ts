@@ -100,7 +100,8 @@ export function productBlock(intact: DomElement, content: DomElement, headline: 
   if (!block || block.localName === 'body' || block.localName === 'html') return undefined
   const length = measureText(block).get(block)!.length
   if (length < MIN_GAIN * contentLength) return undefined
-  block.remove()
-  removeUnseen(block)
-  return measureText(block).get(block)!.length >= MIN_GAIN * contentLength ? block : undefined
+  // a copy: `intact` stays whole for the product's sections when the block is not taken (product-sections.ts)
+  const copy = (block as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
+  removeUnseen(copy)
+  return measureText(copy).get(copy)!.length >= MIN_GAIN * contentLength ? copy : undefined
 }
