@@ -29,6 +29,10 @@ const ROUTES: Record<string, Route> = {
   '/needs-js-root-among-links': {
     body: `<!doctype html><html><head><title>Trail 40 backpack</title></head><body><div id="root"></div><footer>${Array.from({ length: 30 }, (_, index) => `<a href="/help/${index}">Help topic ${index} here</a>`).join(' ')}</footer></body></html>`,
   },
+  // A store's category page: the empty root inside a mega menu of 480 words of links and a 55-word notice (90% in links).
+  '/needs-js-root-in-mega-menu': {
+    body: `<!doctype html><html><head><title>Fitness trackers</title></head><body><nav>${Array.from({ length: 120 }, (_, index) => `<a href="/c/${index}">Watch range ${index} here</a>`).join(' ')}</nav><div id="app"></div><p>${'Free shipping on orders over fifty dollars, returns within thirty days. '.repeat(5)}</p></body></html>`,
+  },
   // The same empty root beside a short article of prose: the page's text is served, it is not a shell.
   '/ok-root-beside-prose': {
     body: `<!doctype html><html><head><title>Opening hours</title></head><body><div id="root"></div><p>${'The reading room is open from nine to five on weekdays, and from ten to two on Saturdays. '.repeat(6)}</p><footer><a href="/help">Help</a></footer></body></html>`,
@@ -150,6 +154,12 @@ describe('page outcomes of static fetches: pages written for the tests, through 
       const outcome = await outcomeOf('/needs-js-root-among-links')
       assert.equal(outcome.kind, 'needs_js')
       assert.equal(outcome.evidence, 'app root #root empty, 120 words of visible text, 100% of them in links')
+    })
+
+    it("an empty #app inside a mega menu of 480 words of links: a menu's size does not make it content", async () => {
+      const outcome = await outcomeOf('/needs-js-root-in-mega-menu')
+      assert.equal(outcome.kind, 'needs_js')
+      assert.equal(outcome.evidence, 'app root #app empty, 535 words of visible text, 90% of them in links')
     })
 
     it('but an empty #root beside prose is a page whose text is served', async () => {
