@@ -24,6 +24,12 @@ describe('a page of cards read as its blurb', () => {
     assert.doesNotMatch(extractor, /^page-area\+/)
   })
 
+  it("leaves a page that declares one product alone: its short description is its content", () => {
+    const product = page('<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Air fryer","offers":{"@type":"Offer","price":"89.00","priceCurrency":"USD"}}</script>', `${CHROME}<main>${INTRO}${CARDS}</main>${FOOTER}`)
+    const { extractor } = extractHtml({ html: product, url: 'https://shop.example/recipes/air-fryer', format: 'text', extract: 'main' })
+    assert.doesNotMatch(extractor, /^page-area\+/)
+  })
+
   it('leaves content that is not a blurb alone: a long text, or one with links', () => {
     const long = `<h1>Air Fryer Recipes</h1>${Array.from({ length: 6 }, () => '<p>Crispy, quick and weeknight-friendly: everything we make in the air fryer, from snacks to whole dinners, tested in our kitchen and written down step by step.</p>').join('')}`
     const { extractor } = extractHtml({ html: page('', `${CHROME}<main>${long}${CARDS}</main>${FOOTER}`), url: 'https://shop.example/recipes/air-fryer', format: 'text', extract: 'main' })

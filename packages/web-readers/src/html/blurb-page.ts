@@ -1,3 +1,4 @@
+import type { DocumentMetadata } from 'dsh-web'
 import type { DomElement } from './dom.js'
 import { removeUnseen } from './dom-clean.js'
 import { textReaches } from './dom-walk.js'
@@ -16,20 +17,21 @@ import { removeSiteNavigation } from './page-chrome.js'
  * controls) holds far more text and a run of links, the main area is kept
  * instead (blurbArea).
  *
- * A page that gives its publication date is a story, not a page of cards:
- * extract-html.ts does not ask (a paywalled news story is read as its lead,
- * and its page around it is headlines: six ScrapingHub articles would have
- * changed, 0.38-0.49 F1).
+ * Two pages are not asked (isStoryOrProduct): a page that gives its
+ * publication date is a story, not a page of cards (a paywalled news story
+ * is read as its lead, and its page around it is headlines: without this
+ * six ScrapingHub articles changed, 0.38-0.49 F1); a page that declares
+ * itself one product (page-type.ts) is that product's, and its short
+ * description is its content (without this a product's page 0.83 -> 0.43).
  *
  * Measured on WCXB dev (1,358 pages) and ScrapingHub (181 articles): WCXB
- * 0.8585 -> 0.8610, collection 0.667 -> 0.686, listing 0.699 -> 0.703,
- * service +0.005, article and forum +0.001, product -0.003; eleven pages
+ * 0.8585 -> 0.8613, collection 0.667 -> 0.686, listing 0.699 -> 0.703,
+ * service +0.005, product +0.001, article and forum +0.001; ten pages
  * better by 0.10-0.81 (4119 0.07 -> 0.81, 4636 0.31 -> 0.90, 0652 0.30 ->
- * 0.73), two worse (a job board whose reference is its intro alone, 1.00
- * -> 0.18; a product read as its short description, 0.83 -> 0.43); no
- * ScrapingHub page's text changed. The gate reads only sizes and links,
- * not the page type: the listings that gain are judged no type or an
- * article.
+ * 0.73), one worse (a job board whose reference is its intro alone, 1.00
+ * -> 0.18); no ScrapingHub page's text changed. The gate reads sizes and
+ * links, not the page type: the listings that gain are judged no type or
+ * an article.
  */
 
 /**
@@ -80,13 +82,21 @@ export function mainArea(body: DomElement): DomElement {
   return area
 }
 
+/** Whether the page gives its publication date, or declares itself one product. */
+export function isStoryOrProduct(metadata: DocumentMetadata): boolean {
+  return !!metadata.publishedTime || (metadata.pageType === 'product' && metadata.pageTypeFrom === 'declared')
+}
+
 /**
  * The page's main area, to keep instead of `chosen` when `chosen` is a
- * blurb of a page of cards, or undefined. `readBody` reads the page afresh
- * (readability has changed the document): called only when `chosen` is a
- * blurb, so an article's page is never read twice.
+ * blurb of a page of cards, or undefined; `metadata` is the page's (its
+ * publication date as readability or the page's metadata read it).
+ * `readBody` reads the page afresh (readability has changed the document):
+ * called only when `chosen` is a blurb, so an article's page is never read
+ * twice.
  */
-export function blurbArea(chosen: DomElement, readBody: () => DomElement | undefined | null): DomElement | undefined {
+export function blurbArea(chosen: DomElement, metadata: DocumentMetadata, readBody: () => DomElement | undefined | null): DomElement | undefined {
+  if (isStoryOrProduct(metadata)) return undefined
   const { blurbChars, blurbLinks, areaLinks, minGrowth, maxGrowth } = BLURB_GATE
   if (textReaches(chosen, blurbChars) || countLinks(chosen, blurbLinks + 1) > blurbLinks) return undefined
   const body = readBody()

@@ -374,8 +374,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       // one section of a page made of sections: the page's main area, all its sections (sectioned-page.ts)
       const sections = sectionCopy && sectionedContent(sectionCopy, root)
       if (sections) [root, extractor] = [sections, `page-sections+${parser.name}`]
-      // a page of cards read as its blurb, undated: the page's main area (blurb-page.ts)
-      const area = !(article.publishedTime ?? pageMetadata.publishedTime) && blurbArea(root, () => withoutChrome(parse(source).document).body)
+      // a page of cards read as its blurb: the page's main area (blurb-page.ts)
+      const area = blurbArea(root, { ...pageMetadata, publishedTime: pick(article.publishedTime, pageMetadata.publishedTime) }, () => withoutChrome(parse(source).document).body)
       if (area) [root, extractor] = [area, `page-area+${parser.name}`]
       // a category of products read as its text for search engines: its grid of products (product-grid.ts)
       const grid = !area && pageMetadata.pageType === 'collection' && productGrid(root, () => withoutChrome(parse(source).document).body)
