@@ -32,6 +32,12 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   /** 10,000 headed sections of a sentence each after a story in plain blocks: the main area of sections around the content is looked for (sectioned-page.ts). */
   'headed sections (10,000)': (scale = 1) =>
     page(`${ARTICLE.replace('<article>', '<div class="story">').replace('</article>', '</div>')}${Array.from({ length: 10_000 * scale }, (_, index) => `<div><h2>Part ${index + 1}</h2><p>${SENTENCE}</p></div>`).join('')}`),
+  /** A short blurb before 10,000 cards of a link each: the page is read again for its main area (blurb-page.ts). */
+  'cards after a blurb (10,000)': (scale = 1) =>
+    page(`<main><div class="intro"><h1>All recipes</h1><p>1. ${SENTENCE}</p></div><div class="grid">${Array.from({ length: 10_000 * scale }, (_, index) => `<div class="tile"><a href="/r/${index}"><span>Recipe ${index + 1}</span></a></div>`).join('')}</div></main>`),
+  /** A short guide after 10,000 products with a price each (a category, by its prices): the page is read again for its grid of products (product-grid.ts). */
+  'products with prices (10,000)': (scale = 1) =>
+    page(`<main><div class="grid"><p>1. ${SENTENCE}</p>${Array.from({ length: 10_000 * scale }, (_, index) => `<div class="card"><a href="/p/${index}">Item ${index + 1}</a><span>$${index}.00</span></div>`).join('')}</div><div class="guide"><h2>Buying guide</h2><p>${SENTENCE}</p></div></main>`),
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

@@ -18,6 +18,8 @@ import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
 import { pruneContent, trimLeadingLabels } from './prune-content.js'
+import { blurbArea } from './blurb-page.js'
+import { productGrid } from './product-grid.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
 import { noscriptView } from './noscript-view.js'
@@ -372,6 +374,12 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
       // one section of a page made of sections: the page's main area, all its sections (sectioned-page.ts)
       const sections = sectionCopy && sectionedContent(sectionCopy, root)
       if (sections) [root, extractor] = [sections, `page-sections+${parser.name}`]
+      // a page of cards read as its blurb: the page's main area (blurb-page.ts)
+      const area = blurbArea(root, { ...pageMetadata, publishedTime: pick(article.publishedTime, pageMetadata.publishedTime) }, () => withoutChrome(parse(source).document).body)
+      if (area) [root, extractor] = [area, `page-area+${parser.name}`]
+      // a category of products read as its text for search engines: its grid of products (product-grid.ts)
+      const grid = !area && pageMetadata.pageType === 'collection' && productGrid(root, () => withoutChrome(parse(source).document).body)
+      if (grid) [root, extractor] = [grid, `product-grid+${parser.name}`]
       metadata = {
         ...pageMetadata,
         title: pick(headline, article.title, pageMetadata.title),
