@@ -138,22 +138,29 @@ const fetcher = createHttpFetcher({ privateHosts: ['127.0.0.1', ...hosts], looku
  * without the page's text, which the tool says is not the page's) is no
  * content, an empty prediction. Right on a page whose reference is empty
  * too; a page with a reference judged so scores 0, and both are counted in
- * the report. A failure is an empty prediction, counted.
+ * the report. A page over the fetcher's maxBytes is read again with
+ * allowPartial, its first part, as the error tells the model to (counted);
+ * any other failure is an empty prediction, counted.
  */
-async function ours(id: string, format: FetchFormat): Promise<{ text: string; ms: number; failed?: string; notContent?: string; judged?: { type: PageType; from?: PageTypeBasis } }> {
+async function ours(
+  id: string,
+  format: FetchFormat,
+  allowPartial = false,
+): Promise<{ text: string; ms: number; failed?: string; notContent?: string; partial?: true; judged?: { type: PageType; from?: PageTypeBasis } }> {
   const started = performance.now()
   let text = ''
   let offset: number | undefined = 0
   let judged: { type: PageType; from?: PageTypeBasis } | undefined
   try {
     while (offset !== undefined) {
-      const document = await fetcher.fetch({ url: addressOf.get(id)!, format, maxChars: 100_000, offset }, { signal: new AbortController().signal })
+      const document = await fetcher.fetch({ url: addressOf.get(id)!, format, maxChars: 100_000, offset, ...(allowPartial ? { allowPartial } : {}) }, { signal: new AbortController().signal })
       if (outcomeError(document)) return { text: '', ms: performance.now() - started, notContent: document.outcome!.kind }
       if (offset === 0 && document.metadata?.pageType) judged = { type: document.metadata.pageType, from: document.metadata.pageTypeFrom }
       text += document.text
       offset = document.nextOffset
     }
   } catch (error) {
+    if ((error as { code?: string }).code === 'WEB_FETCH_TOO_LARGE' && !allowPartial) return { ...(await ours(id, format, true)), partial: true }
     return { text: '', ms: performance.now() - started, failed: (error as Error).message }
   }
   return { text, ms: performance.now() - started, ...(judged ? { judged } : {}) }
@@ -180,6 +187,8 @@ interface PageRow {
   without: { text?: number; readability?: number }
   ms: number
   failed?: string
+  /** Over the fetcher's maxBytes: read again with allowPartial, its first part. */
+  partial?: true
   /** The page type the reader judged, and from what (undefined: nothing told). */
   judged?: { type: PageType; from?: PageTypeBasis }
   /** The outcome of a page judged not content (outcomeError), and whether its reference is empty. */
@@ -208,6 +217,7 @@ for (const id of ids) {
     ms: text.ms,
     ...(text.judged ? { judged: text.judged } : {}),
     ...(text.failed ? { failed: text.failed } : {}),
+    ...(text.partial ? { partial: true as const } : {}),
     ...(text.notContent ? { notContent: { outcome: text.notContent, emptyReference: !reference.trim() } } : {}),
   })
 }
@@ -240,7 +250,8 @@ for (const [type, group] of groups) {
   )
 }
 const failed = rows.filter((row) => row.failed)
-console.log(`ours: median ${median(rows.map((row) => row.ms)).toFixed(1)} ms per page (text, every part); ${failed.length} fetch${failed.length === 1 ? '' : 'es'} failed${failed.length ? ` (${failed.slice(0, 5).map((row) => `${row.id}: ${row.failed}`).join('; ')})` : ''}; readability threw on ${readabilityFailures} page${readabilityFailures === 1 ? '' : 's'} (scored as empty)`)
+const partial = rows.filter((row) => row.partial)
+console.log(`ours: median ${median(rows.map((row) => row.ms)).toFixed(1)} ms per page (text, every part); ${failed.length} fetch${failed.length === 1 ? '' : 'es'} failed${failed.length ? ` (${failed.slice(0, 5).map((row) => `${row.id}: ${row.failed}`).join('; ')})` : ''}; ${partial.length} over maxBytes read as their first part with allowPartial${partial.length ? ` (${partial.map((row) => row.id).join(', ')})` : ''}; readability threw on ${readabilityFailures} page${readabilityFailures === 1 ? '' : 's'} (scored as empty)`)
 const unread = rows.filter((row) => row.notContent)
 const unreadWrongly = unread.filter((row) => !row.notContent!.emptyReference)
 console.log(
