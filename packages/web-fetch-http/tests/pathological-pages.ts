@@ -32,6 +32,10 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   /** 10,000 headed sections of a sentence each after a story in plain blocks: the main area of sections around the content is looked for (sectioned-page.ts). */
   'headed sections (10,000)': (scale = 1) =>
     page(`${ARTICLE.replace('<article>', '<div class="story">').replace('</article>', '</div>')}${Array.from({ length: 10_000 * scale }, (_, index) => `<div><h2>Part ${index + 1}</h2><p>${SENTENCE}</p></div>`).join('')}`),
+  /** A product's page (declared in JSON-LD) whose article ends with 20,000 copies of a paragraph: what it says twice is looked for (repeated-blocks.ts). */
+  'product page, repeated paragraphs (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</article>', `${`<div><p>${SENTENCE}</p></div>`.repeat(20_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph
