@@ -7,6 +7,8 @@ const PRODUCTS_OF_A_COLLECTION = 3
 
 const FORUM = /^(?:DiscussionForumPosting|QAPage)$/
 const LISTS = /^(?:CollectionPage|ItemList|SearchResultsPage|OfferCatalog)$/
+/** The types that say the page itself is a list: beside a product, a category that features one. An ItemList or an OfferCatalog beside one product or two is a part of the product's page (its videos, its related items, its variants' offers). */
+const PAGES_OF_A_LIST = /^(?:CollectionPage|SearchResultsPage)$/
 const DOCUMENTATION = /^(?:TechArticle|APIReference)$/
 const ARTICLE = /^(?:Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|LiveBlogPosting|OpinionNewsArticle|AnalysisNewsArticle|ReportageNewsArticle)$/
 
@@ -20,7 +22,7 @@ function declaredType(reading: StructuredReading): PageType | undefined {
   const { ogType, products } = reading
   if (declares(reading, FORUM)) return 'forum'
   const listed = declares(reading, LISTS)
-  if (ogType === 'product.group' || products >= PRODUCTS_OF_A_COLLECTION || (listed && products > 0)) return 'collection'
+  if (ogType === 'product.group' || products >= PRODUCTS_OF_A_COLLECTION || (products > 0 && declares(reading, PAGES_OF_A_LIST))) return 'collection'
   if (products > 0 || ogType === 'product' || ogType === 'og:product') return 'product'
   if (listed) return 'listing'
   if (declares(reading, DOCUMENTATION)) return 'documentation'
@@ -69,8 +71,11 @@ export interface PageTypeJudgement {
  * What kind of page this is. First from what the page declares about itself
  * (structured-data.ts): a thread (DiscussionForumPosting, QAPage), one
  * product (a Product, or og:type product, and no list of them), a category
- * of products (og:type product.group, several products declared, or a list
- * type beside products), a listing (a list type alone), documentation
+ * of products (og:type product.group, several products declared, or a
+ * CollectionPage or SearchResultsPage beside products; an ItemList or an
+ * OfferCatalog beside one product or two is a part of the product's page:
+ * on WCXB dev, three product pages were judged a category by it, no page
+ * of another type declares it so; products +0.0005), a listing (a list type alone), documentation
  * (TechArticle, APIReference), an article (its schema.org types, or og:type
  * article). A page that declares none of these is judged from its address
  * and its structure (PageStructure), in this order: a forum's host or a
