@@ -36,6 +36,10 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   'product page, repeated paragraphs (20,000)': (scale = 1) =>
     `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
     `<body>${ARTICLE.replace('</article>', `${`<div><p>${SENTENCE}</p></div>`.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page (a declared product with a price and a basket button) whose article ends with 20,000 blocks named as footnotes: its notes are looked for (product-notes.ts). */
+  'product page, blocks named as notes (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${`<div class="footnote"><p>${SENTENCE}</p></div>`.repeat(20_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph
