@@ -38,6 +38,14 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   /** A short guide after 10,000 products with a price each (a category, by its prices): the page is read again for its grid of products (product-grid.ts). */
   'products with prices (10,000)': (scale = 1) =>
     page(`<main><div class="grid"><p>1. ${SENTENCE}</p>${Array.from({ length: 10_000 * scale }, (_, index) => `<div class="card"><a href="/p/${index}">Item ${index + 1}</a><span>$${index}.00</span></div>`).join('')}</div><div class="guide"><h2>Buying guide</h2><p>${SENTENCE}</p></div></main>`),
+  /** A product's page (declared in JSON-LD) whose article ends with 20,000 copies of a paragraph: what it says twice is looked for (repeated-blocks.ts). */
+  'product page, repeated paragraphs (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</article>', `${`<div><p>${SENTENCE}</p></div>`.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page (a declared product with a price and a basket button) whose article ends with 20,000 blocks named as footnotes: its notes are looked for (product-notes.ts). */
+  'product page, blocks named as notes (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${`<div class="footnote"><p>${SENTENCE}</p></div>`.repeat(20_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

@@ -30,6 +30,14 @@ describe('page type from structure', () => {
     assert.equal(judged(`<main><h1>Backpacks</h1><ul>${cards}</ul></main>`), 'collection (structure)')
   })
 
+  it("one basket button beside a carousel of other products' prices is one product where the path names a product (/dp/…), a category elsewhere", () => {
+    const others = Array.from({ length: 20 }, (_, n) => `<li><a href="/dp/B0${n}">Headphones ${n}</a><span>$${20 + n}.99</span></li>`).join('')
+    const page = `<main><h1>Wireless headphones</h1><div class="price">$39.99</div><form><button type="submit">Add to cart</button></form>${prose}</main><aside><h2>Customers also bought</h2><ul>${others}</ul></aside>`
+    assert.equal(judged(page, 'https://store.example/wireless-headphones/dp/B0D1PC8551'), 'product (structure)')
+    assert.equal(judged(page), 'collection (structure)')
+    assert.equal(judged(page.replace('<form><button type="submit">Add to cart</button></form>', '')), 'collection (structure)')
+  })
+
   it('a category with a basket button on each of its few cards is not one product', () => {
     const cards = Array.from({ length: 4 }, (_, n) => `<li><a href="/p/${n}">Kettle ${n}</a><span>£${30 + n}.00</span><button>Add to basket</button></li>`).join('')
     assert.notEqual(judged(`<main><h1>Kettles</h1><ul>${cards}</ul>${prose}</main>`), 'product (structure)')

@@ -69,6 +69,9 @@ describe('structured data: JSON-LD', () => {
     assert.equal(metadataOf(ld([variant('a'), variant('b'), variant('c')])).pageType, 'collection')
     assert.equal(metadataOf(ld({ '@type': 'CollectionPage', mainEntity: { '@type': 'ItemList', itemListElement: [variant('a')] } })).pageType, 'collection')
     assert.equal(metadataOf(ld({ '@type': 'SearchResultsPage' })).pageType, 'listing')
+    // an ItemList or an OfferCatalog beside one product is a part of its page: its videos, its related items, its variants' offers
+    assert.equal(metadataOf(ld(variant('a')) + ld({ '@type': 'ItemList', itemListElement: [{ '@type': 'VideoObject', name: 'Unboxing' }] })).pageType, 'product')
+    assert.equal(metadataOf(ld({ ...variant('a'), offers: { '@type': 'OfferCatalog', itemListElement: [{ '@type': 'Offer', price: '20.00' }] } })).pageType, 'product')
     assert.equal(metadataOf(ld({ '@type': 'QAPage', mainEntity: { '@type': 'Question', name: 'Why?' } })).pageType, 'forum')
     assert.equal(metadataOf(ld({ '@type': 'TechArticle', headline: 'Rate limits' })).pageType, 'documentation')
   })

@@ -14,6 +14,8 @@ import { removeSuggestions } from './recommendations.js'
 import { removeReviews } from './product-reviews.js'
 import { productSections } from './product-sections.js'
 import { removeBuyBoxes } from './buy-box.js'
+import { removeRepeatedBlocks } from './repeated-blocks.js'
+import { removeProductNotes } from './product-notes.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
@@ -411,6 +413,10 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   if (input.extract === 'main') removeSuggestions(root)
   // a product's reviews and its customers' questions, on a shop's product page (product-reviews.ts)
   if (shopProduct) removeReviews(root)
+  // and a maker's notes to its claims (product-notes.ts)
+  if (shopProduct) removeProductNotes(root)
+  // what one product's page says twice, said once (repeated-blocks.ts)
+  if (input.extract === 'main' && pageMetadata.pageType === 'product') removeRepeatedBlocks(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
   if (input.format === 'html') for (const element of Array.from(root.querySelectorAll('[class]'))) element.removeAttribute('class')
   const links = resolveLinks(root, base)
