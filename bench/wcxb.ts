@@ -13,7 +13,8 @@
  * ratio is taken against. Also the pages where ours scores more than 0.3
  * below the baseline (that count must go down, never up), the median
  * milliseconds per page of ours, and, with --out, one JSON row per page
- * (`pages.jsonl`) so that a change's wins and losses can be diffed.
+ * (`pages.jsonl`) so that a change's wins and losses can be diffed
+ * (`pnpm bench:wcxb-diff BEFORE AFTER`).
  * Ours is scored on what web_fetch gives the model as the page's content: a
  * page the tool does not show as content (outcomeError: a wall, or a shell
  * without the page's text) is no content; how many
