@@ -50,6 +50,10 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   'product page, lists of machine-named fields (20,000)': (scale = 1) =>
     `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
     `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<dl><dt>a_b</dt><dd>1</dd><dt>c_d</dt><dd>2</dd><dt>e_f</dt><dd>3</dd><dt>g_h</dt><dd>4</dd></dl>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 20,000 lists of a price in other currencies: the conversions are looked for (price-conversions.ts). */
+  'product page, lists of converted prices (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<ul><li>GBP: $1.00</li><li>AUD: $2.00</li><li>CAD: $3.00</li></ul>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

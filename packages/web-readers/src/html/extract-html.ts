@@ -17,6 +17,7 @@ import { removeBuyBoxes } from './buy-box.js'
 import { removeRepeatedBlocks } from './repeated-blocks.js'
 import { removeProductNotes } from './product-notes.js'
 import { removeMachineFields } from './product-fields.js'
+import { removePriceConversions } from './price-conversions.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
@@ -418,6 +419,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   if (shopProduct) removeProductNotes(root)
   // and the fields of its shop's theme, printed under it (product-fields.ts)
   if (shopProduct) removeMachineFields(root)
+  // and its price in a dozen currencies (price-conversions.ts)
+  if (shopProduct) removePriceConversions(root)
   // what one product's page says twice, said once (repeated-blocks.ts)
   if (input.extract === 'main' && pageMetadata.pageType === 'product') removeRepeatedBlocks(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
