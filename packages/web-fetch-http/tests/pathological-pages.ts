@@ -54,6 +54,10 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   'product page, lists of converted prices (20,000)': (scale = 1) =>
     `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
     `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<ul><li>GBP: $1.00</li><li>AUD: $2.00</li><li>CAD: $3.00</li></ul>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 2,000 lists of twelve links each: the shop's directories are looked for (link-directories.ts). */
+  'product page, lists of links (2,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${`<div><h2>More</h2><ul>${'<li><a href="/c/">Jackets</a></li>'.repeat(12)}</ul></div>`.repeat(2_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

@@ -18,6 +18,7 @@ import { removeRepeatedBlocks } from './repeated-blocks.js'
 import { removeProductNotes } from './product-notes.js'
 import { removeMachineFields } from './product-fields.js'
 import { removePriceConversions } from './price-conversions.js'
+import { removeLinkDirectories } from './link-directories.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
@@ -421,6 +422,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   if (shopProduct) removeMachineFields(root)
   // and its price in a dozen currencies (price-conversions.ts)
   if (shopProduct) removePriceConversions(root)
+  // and the shop's directories of its brands and categories (link-directories.ts)
+  if (shopProduct) removeLinkDirectories(root)
   // what one product's page says twice, said once (repeated-blocks.ts)
   if (input.extract === 'main' && pageMetadata.pageType === 'product') removeRepeatedBlocks(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
