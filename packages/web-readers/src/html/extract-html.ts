@@ -19,6 +19,7 @@ import { removeProductNotes } from './product-notes.js'
 import { removeMachineFields } from './product-fields.js'
 import { removePriceConversions } from './price-conversions.js'
 import { removeLinkDirectories } from './link-directories.js'
+import { showCollapsedPanels } from './collapsed-panels.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
@@ -333,6 +334,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
         removeChoiceMenus(page.body, source)
         removePageChrome(page.body)
         if (shopProduct) removeBuyBoxes(page.body)
+        if (shopProduct) showCollapsedPanels(page.body)
         keepDataTables(page.body, source)
       }
       return page
@@ -342,6 +344,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     const shop = document.body && pageMetadata.pageType === 'product' ? readShopSignals(document.body) : undefined
     shopProduct = !!shop && sellsSomething(shop)
     if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
+    // and its folded panels shown (collapsed-panels.ts)
+    if (shopProduct) showCollapsedPanels(document.body!)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts), and on a shop's product page its titled sections (product-sections.ts)
     const productName = pageMetadata.pageType === 'product' ? (headline ?? (shopProduct ? headingText(shop!.headline) : undefined)) : undefined
