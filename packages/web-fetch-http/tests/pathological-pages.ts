@@ -62,6 +62,10 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   'product page, hidden panels (20,000)': (scale = 1) =>
     `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
     `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${Array.from({ length: 20_000 * scale }, (_, index) => `<button aria-controls="p${index}">Details</button><div id="p${index}" class="collapse" hidden><p>Short line.</p></div>`).join('')}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 20,000 e-mail fields, each in a small form: the sign-ups are looked for (sign-up-forms.ts). */
+  'product page, e-mail fields (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<div><form><input type="email"></form></div>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

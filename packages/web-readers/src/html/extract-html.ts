@@ -20,6 +20,7 @@ import { removeMachineFields } from './product-fields.js'
 import { removePriceConversions } from './price-conversions.js'
 import { removeLinkDirectories } from './link-directories.js'
 import { showCollapsedPanels } from './collapsed-panels.js'
+import { removeSignUpForms } from './sign-up-forms.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
@@ -335,6 +336,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
         removePageChrome(page.body)
         if (shopProduct) removeBuyBoxes(page.body)
         if (shopProduct) showCollapsedPanels(page.body)
+        if (shopProduct) removeSignUpForms(page.body)
         keepDataTables(page.body, source)
       }
       return page
@@ -346,6 +348,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
     // and its folded panels shown (collapsed-panels.ts)
     if (shopProduct) showCollapsedPanels(document.body!)
+    // and its requests for the reader's e-mail gone (sign-up-forms.ts)
+    if (shopProduct) removeSignUpForms(document.body!)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts), and on a shop's product page its titled sections (product-sections.ts)
     const productName = pageMetadata.pageType === 'product' ? (headline ?? (shopProduct ? headingText(shop!.headline) : undefined)) : undefined
