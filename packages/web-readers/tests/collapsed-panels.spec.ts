@@ -27,6 +27,11 @@ describe("a product's description folded into a hidden panel", () => {
     assert.ok(text.includes(DESCRIPTION), text)
   })
 
+  it('is read when the panel is labelled as how to use the product', () => {
+    const { text } = extractHtml({ html: shopPage('How to use', DESCRIPTION), url: 'https://store.example/summit', format: 'text', extract: 'main' })
+    assert.ok(text.includes(DESCRIPTION), text)
+  })
+
   it("a hidden panel of the shop's shipping stays hidden", () => {
     const { text } = extractHtml({ html: shopPage('Shipping & Returns', SHIPPING), url: 'https://store.example/summit', format: 'text', extract: 'main' })
     assert.ok(text.includes('double wall'), text)
