@@ -46,6 +46,26 @@ export const PATHOLOGICAL_PAGES: Record<string, (scale?: number) => string> = {
   'product page, blocks named as notes (20,000)': (scale = 1) =>
     `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
     `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${`<div class="footnote"><p>${SENTENCE}</p></div>`.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 20,000 definition lists of machine-named fields: its theme's fields are looked for (product-fields.ts). */
+  'product page, lists of machine-named fields (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<dl><dt>a_b</dt><dd>1</dd><dt>c_d</dt><dd>2</dd><dt>e_f</dt><dd>3</dd><dt>g_h</dt><dd>4</dd></dl>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 20,000 lists of a price in other currencies: the conversions are looked for (price-conversions.ts). */
+  'product page, lists of converted prices (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<ul><li>GBP: $1.00</li><li>AUD: $2.00</li><li>CAD: $3.00</li></ul>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 2,000 lists of twelve links each: the shop's directories are looked for (link-directories.ts). */
+  'product page, lists of links (2,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${`<div><h2>More</h2><ul>${'<li><a href="/c/">Jackets</a></li>'.repeat(12)}</ul></div>`.repeat(2_000 * scale)}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 20,000 hidden panels, each under a label: its folded description is looked for (collapsed-panels.ts). */
+  'product page, hidden panels (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${Array.from({ length: 20_000 * scale }, (_, index) => `<button aria-controls="p${index}">Details</button><div id="p${index}" class="collapse" hidden><p>Short line.</p></div>`).join('')}</article>`)}</body></html>`,
+  /** A shop's product page whose article ends with 20,000 e-mail fields, each in a small form: the sign-ups are looked for (sign-up-forms.ts). */
+  'product page, e-mail fields (20,000)': (scale = 1) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Bridge reopens</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Bridge reopens"}</script></head>` +
+    `<body>${ARTICLE.replace('</h1>', '</h1><div><span>$29.95</span><button>Add to cart</button></div>').replace('</article>', `${'<div><form><input type="email"></form></div>'.repeat(20_000 * scale)}</article>`)}</body></html>`,
   /**
    * Formatting elements the standard re-opens in every paragraph (the
    * "reconstruct the active formatting elements" step): each new paragraph

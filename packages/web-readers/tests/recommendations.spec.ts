@@ -21,6 +21,14 @@ describe("a store's suggestions", () => {
     for (const gone of ['You may also like', 'See more', 'Field jacket', '£59.00', 'Select your size']) assert.ok(!text.includes(gone), `${gone} in: ${text}`)
   })
 
+  it("go under a shop's other titles for them: featured products, the seller's other items, more from this brand, sponsored items", () => {
+    for (const title of ['Featured Products', "Seller's other items", 'More from this brand', 'Sponsored products']) {
+      const root = body(`<div class="product"><h1>Harbour jacket</h1>${DESCRIPTION}</div><section><h2>${title}</h2>${CARDS}</section>`)
+      assert.equal(removeSuggestions(root), 1, title)
+      assert.equal(squeezed(root).includes('Quilted gilet'), false, title)
+    }
+  })
+
   it('take only their title from a block with text before it (the product and its suggestions in one block)', () => {
     const root = body(`<div class="product"><h1>Harbour jacket</h1>${DESCRIPTION}<h3>Frequently bought together</h3><p>Wax tin, 200 ml</p></div>`)
     assert.equal(removeSuggestions(root), 1)

@@ -16,6 +16,11 @@ import { productSections } from './product-sections.js'
 import { removeBuyBoxes } from './buy-box.js'
 import { removeRepeatedBlocks } from './repeated-blocks.js'
 import { removeProductNotes } from './product-notes.js'
+import { removeMachineFields } from './product-fields.js'
+import { removePriceConversions } from './price-conversions.js'
+import { removeLinkDirectories } from './link-directories.js'
+import { showCollapsedPanels } from './collapsed-panels.js'
+import { removeSignUpForms } from './sign-up-forms.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
 import { maySection, sectionedContent } from './sectioned-page.js'
 import { type PageSignals, readPageSignals } from '../outcome/page-signals.js'
@@ -330,6 +335,8 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
         removeChoiceMenus(page.body, source)
         removePageChrome(page.body)
         if (shopProduct) removeBuyBoxes(page.body)
+        if (shopProduct) showCollapsedPanels(page.body)
+        if (shopProduct) removeSignUpForms(page.body)
         keepDataTables(page.body, source)
       }
       return page
@@ -339,6 +346,10 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     const shop = document.body && pageMetadata.pageType === 'product' ? readShopSignals(document.body) : undefined
     shopProduct = !!shop && sellsSomething(shop)
     if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
+    // and its folded panels shown (collapsed-panels.ts)
+    if (shopProduct) showCollapsedPanels(document.body!)
+    // and its requests for the reader's e-mail gone (sign-up-forms.ts)
+    if (shopProduct) removeSignUpForms(document.body!)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts), and on a shop's product page its titled sections (product-sections.ts)
     const productName = pageMetadata.pageType === 'product' ? (headline ?? (shopProduct ? headingText(shop!.headline) : undefined)) : undefined
@@ -415,6 +426,12 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   if (shopProduct) removeReviews(root)
   // and a maker's notes to its claims (product-notes.ts)
   if (shopProduct) removeProductNotes(root)
+  // and the fields of its shop's theme, printed under it (product-fields.ts)
+  if (shopProduct) removeMachineFields(root)
+  // and its price in a dozen currencies (price-conversions.ts)
+  if (shopProduct) removePriceConversions(root)
+  // and the shop's directories of its brands and categories (link-directories.ts)
+  if (shopProduct) removeLinkDirectories(root)
   // what one product's page says twice, said once (repeated-blocks.ts)
   if (input.extract === 'main' && pageMetadata.pageType === 'product') removeRepeatedBlocks(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.

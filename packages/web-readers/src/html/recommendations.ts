@@ -14,7 +14,10 @@ import { removeTitledSections } from './titled-sections.js'
  *
  * A heading is such a title when its whole text is one of these phrases
  * (English: the stores of both benchmarks; a title in another language is
- * left alone).
+ * left alone). "Featured products", "Seller's other items", "More from this
+ * brand" and "Sponsored products" added: WCXB dev products +0.0019 (a tool
+ * shop's pages 0.64 -> 0.67, 0.75 -> 0.79, 0.87 -> 0.89; a parts shop's 0.78
+ * -> 0.84), one listing +0.01, no page worse, no article changed.
  */
 const SUGGESTION_TITLE = new RegExp(
   '^(?:' +
@@ -32,6 +35,10 @@ const SUGGESTION_TITLE = new RegExp(
       '(?:complete|shop) the look',
       'recommended for you',
       'pairs well with',
+      'featured products',
+      "seller's other items",
+      'more from this (?:seller|brand|shop|store)',
+      'sponsored (?:products|items)',
     ].join('|') +
     ')[?!.:]?$',
   'i',
