@@ -1,6 +1,6 @@
 import type { DocumentMetadata } from 'dsh-web'
 import type { DomElement } from './dom.js'
-import { removeUnseen } from './dom-clean.js'
+import { CHROME_TAGS, removeUnseen } from './dom-clean.js'
 import { textReaches } from './dom-walk.js'
 import { removeSiteNavigation } from './page-chrome.js'
 
@@ -53,9 +53,6 @@ import { removeSiteNavigation } from './page-chrome.js'
  */
 export const BLURB_GATE = { blurbChars: 700, blurbLinks: 1, areaLinks: 10, linkText: 3, minGrowth: 2, maxGrowth: 20 } as const
 
-/** What the main area keeps: what is read, not the chrome and controls around it. */
-const CHROME = ['nav', 'header', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea']
-
 const collapsedLength = (element: DomElement) => (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
 
 function byTag(root: DomElement, name: string): ArrayLike<DomElement> {
@@ -78,7 +75,7 @@ export function mainArea(body: DomElement): DomElement {
   const mains = byTag(body, 'main')
   const area = mains.length === 1 ? mains[0]! : ((body.querySelector('[role="main"]') as DomElement | null) ?? body)
   removeSiteNavigation(area)
-  removeUnseen(area, CHROME)
+  removeUnseen(area, CHROME_TAGS)
   return area
 }
 

@@ -1,6 +1,6 @@
 import { classWords, namesBoilerplate } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
-import { unseen } from './dom-clean.js'
+import { CHROME_TAGS, unseen } from './dom-clean.js'
 import { attributeOf, descendants, nextNode, textReaches } from './dom-walk.js'
 import { MIN_ITEM_CHARS, SHUT, isArticleRun, kindOf, kindWords } from './list-items.js'
 import { DEFAULT_RULES, pruneContent, trimLeadingLabels } from './prune-content.js'
@@ -81,8 +81,7 @@ const NAME_HINT = /body|content|text|copy|entry|inner|main|detail|story|post|art
 const MIN_CONTAINER_CHARS = 250
 
 /** Page chrome that can sit inside an article container. */
-const CHROME = ['nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea', 'header']
-const hiddenOrChrome = unseen(CHROME)
+const hiddenOrChrome = unseen(CHROME_TAGS)
 
 /** Cleans a copy of part of the page as the candidates are cleaned: hidden elements and chrome out, then pruneContent and trimLeadingLabels. */
 export function cleanCandidate(copy: DomElement) {

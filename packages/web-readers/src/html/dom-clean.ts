@@ -16,6 +16,14 @@ export function unseen(tags: readonly string[] = []): (element: DomElement) => b
   return (element) => names.has(element.localName) || isHidden(element)
 }
 
+/**
+ * The page's chrome and controls, which a part of the page kept as its
+ * content goes without: navigation, header, asides, footer, forms and the
+ * controls of a form. One list for every such part (a candidate container,
+ * a page's main area, a page of sections, a grid of products).
+ */
+export const CHROME_TAGS = ['nav', 'header', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea'] as const
+
 /** Removes scripts, styles, embedded objects and hidden elements below `root`, and elements of any further `tags`. */
 export function removeUnseen(root: DomElement, tags: readonly string[] = []) {
   for (const element of descendants(root, unseen(tags))) element.remove()

@@ -1,5 +1,5 @@
 import type { DomElement, DomNode } from './dom.js'
-import { removeUnseen } from './dom-clean.js'
+import { CHROME_TAGS, removeUnseen } from './dom-clean.js'
 import { descendants, textReaches } from './dom-walk.js'
 import { isPrice } from './shop-signals.js'
 
@@ -45,8 +45,6 @@ const MAX_CHOSEN = 3000
 /** Prices read at most, and levels climbed from each (a page of 10,000 products stays linear). */
 const MAX_PRICES = 2_000
 const MAX_LEVELS = 40
-/** What the grid keeps: the products, not the controls around them. */
-const CONTROLS = ['nav', 'aside', 'footer', 'form', 'button', 'select', 'input', 'textarea']
 
 function countPrices(root: DomElement, limit: number): number {
   let count = 0
@@ -94,7 +92,7 @@ export function productGrid(chosen: DomElement, readBody: () => DomElement | und
   }
   const grid = deepestHolding(GRID_SHARE) ?? deepestHolding(SPLIT_GRID_SHARE)
   if (!grid) return undefined
-  removeUnseen(grid, CONTROLS)
+  removeUnseen(grid, CHROME_TAGS)
   grid.remove()
   return grid
 }

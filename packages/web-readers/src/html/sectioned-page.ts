@@ -1,5 +1,5 @@
 import { attributeOf, nextNode, textReaches } from './dom-walk.js'
-import { removeUnseen } from './dom-clean.js'
+import { CHROME_TAGS, removeUnseen } from './dom-clean.js'
 import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
 import { SharedRuns } from './choose-candidate.js'
 import { SENTENCE_END } from './prune-content.js'
@@ -49,8 +49,6 @@ const NOT_SECTIONS = new Set(['nav', 'aside', 'footer', 'form'])
  * carousel, gallery or teaser.
  */
 const FURNITURE = /comment|related|recommend|share|social|newsletter|subscri|signup|modal|popup|overlay|dialog|sidebar|breadcrumb|advert|sponsor/i
-/** What the area keeps of what the page shows: what is read, not the controls and chrome around it. */
-const CHROME = ['nav', 'aside', 'footer', 'button', 'select', 'input', 'textarea']
 
 const collapse = (value: string) => value.replace(/\s+/g, ' ').trim()
 
@@ -235,7 +233,7 @@ export function findSections(intact: DomElement, chosen: DomElement): Sections |
   }
   // the area as it is kept: without its furniture, what is never shown, and the chrome and controls inside it
   for (const element of found.furniture) element.remove()
-  removeUnseen(found.area, CHROME)
+  removeUnseen(found.area, CHROME_TAGS)
   return found
 }
 
