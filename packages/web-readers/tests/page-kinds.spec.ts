@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { describe, it } from 'node:test'
 import type { FetchFormat } from 'dsh-web'
 import { extractHtml } from '../src/html/extract-html.js'
+import { assertInOrder, assertNone } from './assert-text.js'
 
 // Pages that are not articles: every main block stays, in order, and the chrome goes.
 const fixture = (name: string) => readFile(new URL(`./fixtures/${name}.html`, import.meta.url), 'utf8')
@@ -11,19 +12,6 @@ async function extract(name: string, format: FetchFormat = 'text') {
   return extractHtml({ html: await fixture(name), url: 'https://site.example/page', format, extract: 'main' })
 }
 
-/** Each of `parts` occurs in `text`, in this order. */
-function assertInOrder(text: string, parts: string[]) {
-  let from = 0
-  for (const part of parts) {
-    const at = text.indexOf(part, from)
-    assert.ok(at >= 0, `"${part}" is missing (or out of order) in:\n${text}`)
-    from = at + part.length
-  }
-}
-
-function assertNone(text: string, parts: string[]) {
-  for (const part of parts) assert.ok(!text.includes(part), `"${part}" should have been dropped from:\n${text}`)
-}
 
 describe("the page's own headline", () => {
   it('is the metadata title (the header line) when the first <h1> is the title or one of its parts', async () => {

@@ -5,23 +5,12 @@ import { extractHtml } from '../src/html/extract-html.js'
 import { htmlParser } from '../src/html/parse-html.js'
 import { findSections, isSectionedPage, maySection, sectionedContent } from '../src/html/sectioned-page.js'
 import { toPlainText } from '../src/html/to-text.js'
+import { assertInOrder, assertNone } from './assert-text.js'
 
 const body = (html: string): DomElement => htmlParser.parse(`<!doctype html><html><head><title>Page</title></head><body>${html}</body></html>`, 'https://site.example/').body!
 const copyOf = (element: DomElement) => (element as unknown as { cloneNode(deep: boolean): DomElement }).cloneNode(true)
 const squeezed = (element: DomElement) => (element.textContent ?? '').replace(/\s+/g, ' ').trim()
 
-/** Each of `parts` occurs in `text`, in this order. */
-function assertInOrder(text: string, parts: string[]) {
-  let from = 0
-  for (const part of parts) {
-    const at = text.indexOf(part, from)
-    assert.ok(at >= 0, `"${part}" is missing (or out of order) in:\n${text}`)
-    from = at + part.length
-  }
-}
-function assertNone(text: string, parts: string[]) {
-  for (const part of parts) assert.ok(!text.includes(part), `"${part}" should have been left out of:\n${text}`)
-}
 
 const wrapped = (name: string, inner: string) => `<div class="block ${name}"><div class="container"><div class="inner">${inner}</div></div></div>`
 const HERO = wrapped('hero', '<span>Gardens</span><h1>Gardens designed to be lived in</h1><p>We plan, plant and look after gardens of every size across the valley, from a courtyard to an acre.</p><a href="/quote">Ask for a quote</a>')

@@ -329,14 +329,18 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
   let metadata = pageMetadata
   let shopProduct = false
   if (input.extract === 'main') {
-    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts); on a shop's product page its buy box too (buy-box.ts); a data table keeps its place whatever it is called (data-tables.ts)
+    // a shop's product page before any candidate is chosen: its buy box goes (buy-box.ts), its folded panels are shown (collapsed-panels.ts), its requests for the reader's e-mail go (sign-up-forms.ts)
+    const forShop = (body: DomElement, buys?: DomElement[]) => {
+      removeBuyBoxes(body, buys)
+      showCollapsedPanels(body)
+      removeSignUpForms(body)
+    }
+    // a page's filters and option menus, the site's footer, its dialogs and consent prompts are never its content: gone before any candidate is chosen, and before each of readability's readings (choice-menus.ts, page-chrome.ts); on a shop's product page what forShop removes too; a data table keeps its place whatever it is called (data-tables.ts)
     const withoutChrome = (page: DomDocument) => {
       if (page.body) {
         removeChoiceMenus(page.body, source)
         removePageChrome(page.body)
-        if (shopProduct) removeBuyBoxes(page.body)
-        if (shopProduct) showCollapsedPanels(page.body)
-        if (shopProduct) removeSignUpForms(page.body)
+        if (shopProduct) forShop(page.body)
         keepDataTables(page.body, source)
       }
       return page
@@ -345,11 +349,7 @@ export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser
     // a shop's product page: judged one product's page (page-type.ts) and selling something (shop-signals.ts)
     const shop = document.body && pageMetadata.pageType === 'product' ? readShopSignals(document.body) : undefined
     shopProduct = !!shop && sellsSomething(shop)
-    if (shopProduct) removeBuyBoxes(document.body!, shop!.buys)
-    // and its folded panels shown (collapsed-panels.ts)
-    if (shopProduct) showCollapsedPanels(document.body!)
-    // and its requests for the reader's e-mail gone (sign-up-forms.ts)
-    if (shopProduct) removeSignUpForms(document.body!)
+    if (shopProduct) forShop(document.body!, shop!.buys)
     const headline = readHeadline(document, pageMetadata)
     // one product's page: a copy of the body as it is before readability changes it, where the product's block is looked for by the product's name (product-block.ts), and on a shop's product page its titled sections (product-sections.ts)
     const productName = pageMetadata.pageType === 'product' ? (headline ?? (shopProduct ? headingText(shop!.headline) : undefined)) : undefined
