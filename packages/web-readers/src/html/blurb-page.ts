@@ -1,7 +1,7 @@
 import type { DocumentMetadata } from 'dsh-web'
 import type { DomElement } from './dom.js'
 import { CHROME_TAGS, removeUnseen } from './dom-clean.js'
-import { textReaches } from './dom-walk.js'
+import { byTag, textReaches } from './dom-walk.js'
 import { removeSiteNavigation } from './page-chrome.js'
 
 /**
@@ -55,10 +55,6 @@ export const BLURB_GATE = { blurbChars: 700, blurbLinks: 1, areaLinks: 10, linkT
 
 const collapsedLength = (element: DomElement) => (element.textContent ?? '').replace(/\s+/g, ' ').trim().length
 
-function byTag(root: DomElement, name: string): ArrayLike<DomElement> {
-  // one walk of the page's elements by tag name (built-document.ts)
-  return (root as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName(name)
-}
 
 /** Links with text below `root`, counted up to `limit`. */
 function countLinks(root: DomElement, limit: number): number {

@@ -1,4 +1,4 @@
-import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
+import { type DomDocument, type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
 
 /**
  * Work done by the walks and scans of extraction, counted so that tests can
@@ -8,6 +8,11 @@ import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js
  * (choose-candidate.ts). Plain numbers in a module: one increment per step.
  */
 export const workDone = { walkSteps: 0, scannedChars: 0 }
+
+/** The elements of one tag name below `root`: one walk on built pages (built-document.ts), where a selector with an attribute goes through css-select. */
+export function byTag(root: DomDocument | DomElement, name: string): ArrayLike<DomElement> {
+  return (root as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName(name)
+}
 
 /** The next node after `node` in document order, below `root` (its children first unless `skipChildren`), without recursion. */
 export function nextNode(node: DomNode, root: DomNode, skipChildren = false): DomNode | null {

@@ -6,6 +6,7 @@ import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
 import { removeUnseen } from './dom-clean.js'
+import { byTag } from './dom-walk.js'
 import { removeChoiceMenus } from './choice-menus.js'
 import { keepDataTables } from './data-tables.js'
 import { removePageChrome, removeSiteNavigation } from './page-chrome.js'
@@ -75,10 +76,6 @@ function baseUrlOf(document: DomDocument, url: string, html: string): string {
   return url
 }
 
-/** The elements of one tag name: one walk on built pages (built-document.ts), where a selector with an attribute goes through css-select. */
-function byTag(root: DomDocument | DomElement, name: string): ArrayLike<DomElement> {
-  return (root as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName(name)
-}
 
 /** The content of every <meta> by its property, name or itemprop (lower case), first one kept. */
 function metaTable(document: DomDocument): Map<string, string> {

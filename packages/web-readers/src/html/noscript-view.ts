@@ -1,15 +1,13 @@
 import type { DomDocument, DomElement } from './dom.js'
 import type { PageSignals } from '../outcome/page-signals.js'
 import { SHORT_PAGE_WORDS } from '../outcome/page-signals.js'
+import { byTag } from './dom-walk.js'
 
 /** A <noscript>'s HTML read at most: a forum's crawler view of a long thread is a few hundred kilobytes. */
 export const MAX_NOSCRIPT_CHARS = 2 * 1024 * 1024
 /** The <noscript> is the page when it holds at least this many words more than everything outside it. */
 const MIN_NOSCRIPT_WORDS = 100
 
-function byTag(root: DomDocument, name: string): DomElement[] {
-  return Array.from((root as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName(name))
-}
 
 const words = (html: string) => html.replace(/<[^>]*>/g, ' ').match(/[\p{L}\p{N}]+/gu)?.length ?? 0
 
@@ -28,7 +26,7 @@ const words = (html: string) => html.replace(/<[^>]*>/g, ' ').match(/[\p{L}\p{N}
 export function noscriptView(document: DomDocument, signals: PageSignals): string | undefined {
   if (signals.visibleWords >= SHORT_PAGE_WORDS || !document.body) return undefined
   let largest = ''
-  for (const element of byTag(document, 'noscript')) {
+  for (const element of Array.from(byTag(document, 'noscript'))) {
     const html = element.textContent ?? ''
     if (html.length > largest.length && html.length <= MAX_NOSCRIPT_CHARS) largest = html
   }

@@ -1,4 +1,4 @@
-import { attributeOf, nextNode, textReaches } from './dom-walk.js'
+import { attributeOf, byTag, nextNode, textReaches } from './dom-walk.js'
 import { CHROME_TAGS, removeUnseen } from './dom-clean.js'
 import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
 import { SharedRuns } from './choose-candidate.js'
@@ -144,8 +144,7 @@ const ARTICLE_CHARS = 1500
  * copied (sectionedContent).
  */
 export function maySection(body: DomElement): boolean {
-  // one walk of the page's elements by tag name (built-document.ts)
-  const articles = (body as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName('article')
+  const articles = byTag(body, 'article')
   for (let index = 0; index < articles.length; index++) if (textReaches(articles[index]!, ARTICLE_CHARS)) return false
   return true
 }

@@ -1,5 +1,6 @@
 import type { StructuredData, StructuredProduct, StructuredSource } from 'dsh-web'
 import type { DomDocument, DomElement } from './dom.js'
+import { byTag } from './dom-walk.js'
 
 /**
  * What a page states about itself (StructuredData in dsh-web): JSON-LD,
@@ -164,7 +165,7 @@ function readJsonLd(document: DomDocument, fields: Fields): void {
     const product = inProduct || types.some((type) => PRODUCT_TYPES.test(type))
     for (const [key, child] of Object.entries(value)) if (key !== '@context' && typeof child === 'object') walk(child, depth + 1, product)
   }
-  for (const script of Array.from((document as unknown as { getElementsByTagName(name: string): ArrayLike<DomElement> }).getElementsByTagName('script'))) {
+  for (const script of Array.from(byTag(document, 'script'))) {
     if (!/ld\+json/i.test(script.getAttribute('type') ?? '')) continue
     if (++scripts > MAX_SCRIPTS) break
     const source = script.textContent ?? ''
