@@ -15,7 +15,8 @@ import { type TextBlock, textBlocks } from './text-blocks.js'
  * service pages lost about 20 F1 points to recall so (precision near 1,
  * recall 0.1-0.4). Here, when the content chosen is one part of such a
  * page's main area, the whole area is kept (sectionedContent), its chrome
- * (navigation, asides, footers, controls, furniture named as such) left out.
+ * (CHROME_TAGS: navigation, header, asides, footers, forms, controls; and
+ * furniture named as such) left out.
  *
  * The area (findSections) is the highest ancestor of the chosen text, in a
  * copy of the page taken before readability changed it, that has at least
