@@ -38,6 +38,13 @@ describe('page type from structure', () => {
     assert.equal(judged(page.replace('<form><button type="submit">Add to cart</button></form>', '')), 'collection (structure)')
   })
 
+  it("where the path names a product (/pdp/…), a page with a basket button on each sponsored card beside its own is one product; elsewhere it is a category", () => {
+    const sponsored = Array.from({ length: 12 }, (_, n) => `<li><a href="/pdp/chair-${n}.html">Chair ${n}</a><span>$${200 + n}.99</span><button>Add to cart</button><p>Sponsored</p></li>`).join('')
+    const page = `<main><h1>Executive chair</h1><div class="price">$659.99</div><button>Add to cart</button>${prose}<ul>${sponsored}</ul></main>`
+    assert.equal(judged(page, 'https://store.example/furniture/pdp/executive-chair-bop1026.html'), 'product (structure)')
+    assert.equal(judged(page, 'https://store.example/furniture/executive-chairs'), 'collection (structure)')
+  })
+
   it('a category with a basket button on each of its few cards is not one product', () => {
     const cards = Array.from({ length: 4 }, (_, n) => `<li><a href="/p/${n}">Kettle ${n}</a><span>£${30 + n}.00</span><button>Add to basket</button></li>`).join('')
     assert.notEqual(judged(`<main><h1>Kettles</h1><ul>${cards}</ul>${prose}</main>`), 'product (structure)')
@@ -72,6 +79,26 @@ describe('page type from the address', () => {
 })
 
 describe('what the page declares comes first', () => {
+  const tile = (id: string, name: string) => `<div itemscope itemtype="http://schema.org/Product"><meta itemprop="name" content="${name}"><meta itemprop="productID" content="${id}"><a href="/watches/${id}.html">${name}</a><span>$148.00</span></div>`
+  const tiles = [tile('28000322', 'Chrono Ceramic'), tile('28000119', 'Coronada Ceramic'), tile('28000200', 'Field')].join('')
+
+  it('several products declared are a category, unless one of them is the page: its id is a word of the path, or its url is the page', () => {
+    const own = `<div itemscope itemtype="http://schema.org/Product"><meta itemprop="productID" content="28000436"><h1 itemprop="name">Classic II</h1><span>$168.00</span>${prose}</div>`
+    assert.equal(judged(`<header>${tiles}</header><main>${own}</main>`, 'https://watch.example/mens-view-all/moon-silver/28000436.html'), 'product (declared)')
+    assert.equal(judged(`<header>${tiles}</header><main>${own}</main>`, 'https://watch.example/mens-view-all/moon-silver'), 'collection (declared)')
+    const byUrl = own.replace('<meta itemprop="productID" content="28000436">', '<link itemprop="url" href="/classic-ii/">')
+    assert.equal(judged(`<header>${tiles}</header><main>${byUrl}</main>`, 'https://watch.example/classic-ii'), 'product (declared)')
+    // a short id, or one without a digit, is a word of many paths by chance
+    const short = own.replace('28000436', '436')
+    assert.equal(judged(`<header>${tiles}</header><main>${short}</main>`, 'https://watch.example/watches/436'), 'collection (declared)')
+  })
+
+  it('a category declared as one stays a category whatever its products name', () => {
+    const collection = '<script type="application/ld+json">{"@type":"CollectionPage","name":"Watches"}</script>'
+    assert.equal(judged(`<main>${tiles}</main>`, 'https://watch.example/watches/28000322.html', collection), 'collection (declared)')
+  })
+
+
   it('a declared article on a forum host, or one with code blocks, stays an article', () => {
     const article = '<meta property="og:type" content="article">'
     assert.equal(judged(`<main>${prose}</main>`, 'https://forum.site.example/some-thread', article), 'article (declared)')

@@ -20,6 +20,8 @@ export const MAX_SCRIPT_CHARS = 200_000
 export const MAX_DEPTH = 8
 export const MAX_NODES = 2000
 export const MAX_SCOPES = 500
+/** Names of declared products kept (StructuredReading.productKeys). */
+export const MAX_PRODUCT_KEYS = 64
 
 /** What the page type is judged by besides the fields shown (page-type.ts): every type declared, and how many products. */
 export interface StructuredReading {
@@ -28,6 +30,8 @@ export interface StructuredReading {
   declared: Set<string>
   /** Product entities declared (a category page declares one per item). */
   products: number
+  /** What the declared products name themselves by (url, @id, productID, sku), at most MAX_PRODUCT_KEYS: page-type.ts finds by them the product a page is about. */
+  productKeys: string[]
   /** og:type, lower case. */
   ogType?: string
 }
@@ -73,6 +77,7 @@ class Fields {
   readonly declared = new Set<string>()
   readonly sources: StructuredSource[] = []
   products = 0
+  readonly productKeys: string[] = []
   name?: string
   author?: string
   datePublished?: string
@@ -101,6 +106,12 @@ class Fields {
       used = true
     }
     if (used) this.use(source)
+  }
+
+  /** Counts one declared product and keeps what it names itself by. */
+  countProduct(...keys: (string | undefined)[]): void {
+    this.products++
+    for (const key of keys) if (key !== undefined && this.productKeys.length < MAX_PRODUCT_KEYS) this.productKeys.push(key)
   }
 
   use(source: StructuredSource): void {
@@ -135,7 +146,7 @@ function breadcrumbsOf(list: JsonObject): string[] {
 function readEntity(node: JsonObject, types: string[], fields: Fields, variant: boolean): void {
   if (types.includes('BreadcrumbList')) return fields.fill('json-ld', { breadcrumbs: breadcrumbsOf(node) })
   if (types.some((type) => PRODUCT_TYPES.test(type))) {
-    if (!variant) fields.products++
+    if (!variant) fields.countProduct(clean(node['url']), clean(node['@id']), clean(node['productID']), clean(node['sku']))
     const offer = offerOf(node['offers'])
     fields.fill('json-ld', { product: { name: clean(node['name']), brand: nameOf(node['brand']), sku: clean(node['sku']), ...offer } })
   }
@@ -216,7 +227,7 @@ function readMicrodata(document: DomDocument, fields: Fields): void {
       continue
     }
     if (types.some((type) => PRODUCT_TYPES.test(type))) {
-      if (!scopeOf(scope) || !/Product/i.test(scopeOf(scope)!.getAttribute('itemtype') ?? '')) fields.products++
+      if (!scopeOf(scope) || !/Product/i.test(scopeOf(scope)!.getAttribute('itemtype') ?? '')) fields.countProduct(property(scope, 'url'), property(scope, 'productID'), property(scope, 'sku'))
       const offerScope = Array.from(scope.querySelectorAll('[itemprop~="offers"][itemscope]')).find((element) => scopeOf(element) === scope)
       const offer = offerScope ?? scope
       const availability = property(offer, 'availability')
@@ -263,7 +274,7 @@ export function readStructuredData(document: DomDocument, html: string, meta: Ma
       currency: clean(meta.get('product:price:currency') ?? meta.get('og:price:currency')),
     },
   })
-  const reading: StructuredReading = { declared: fields.declared, products: fields.products, ...(ogType ? { ogType } : {}) }
+  const reading: StructuredReading = { declared: fields.declared, products: fields.products, productKeys: fields.productKeys, ...(ogType ? { ogType } : {}) }
   if (!fields.sources.length) return reading
   const product = Object.keys(fields.product).length ? fields.product : undefined
   const structured: StructuredData = { sources: fields.sources, types: fields.types }
