@@ -1,6 +1,6 @@
 import { attributeWords } from './boilerplate-words.js'
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
-import { isHidden } from './dom-clean.js'
+import { isHidden, show } from './dom-clean.js'
 import { attributeOf, nextNode, textReaches } from './dom-walk.js'
 
 /**
@@ -42,13 +42,6 @@ function isPanel(element: DomElement, controlled: ReadonlyMap<string, string>): 
   const id = attributeOf(element, 'id')
   if (id && controlled.has(id)) return true
   return attributeWords(element).some((word) => PANEL_WORDS.has(word))
-}
-
-function show(element: DomElement): void {
-  element.removeAttribute('hidden')
-  if (attributeOf(element, 'aria-hidden') === 'true') element.removeAttribute('aria-hidden')
-  const style = attributeOf(element, 'style')
-  if (style) element.setAttribute('style', style.replace(/(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?=;|$)/gi, ''))
 }
 
 /** Labels that name the product's own description, not the shop's services. */

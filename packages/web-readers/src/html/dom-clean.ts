@@ -8,6 +8,14 @@ export function isHidden(element: DomElement): boolean {
   return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)
 }
 
+/** Lifts what isHidden reads on the element itself: its `hidden` attribute, `aria-hidden`, display:none or visibility:hidden in its style. */
+export function show(element: DomElement): void {
+  element.removeAttribute('hidden')
+  if (attributeOf(element, 'aria-hidden') === 'true') element.removeAttribute('aria-hidden')
+  const style = attributeOf(element, 'style')
+  if (style) element.setAttribute('style', style.replace(/(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)[^;]*/gi, ''))
+}
+
 const NEVER_SHOWN = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas']
 
 /** Whether an element is a script, style, embedded object or hidden, or has one of the further `tags`. */

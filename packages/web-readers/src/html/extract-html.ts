@@ -31,6 +31,7 @@ import { productGrid } from './product-grid.js'
 import { toMarkdown } from './to-markdown.js'
 import { toPlainText } from './to-text.js'
 import { noscriptView } from './noscript-view.js'
+import { THIN_CHARS, showHiddenPage } from './hidden-page.js'
 import { judgePageType } from './page-type.js'
 import { readPageStructure } from './page-structure.js'
 import { readStructuredData } from './structured-data.js'
@@ -296,17 +297,33 @@ function pick(...values: (string | null | undefined)[]): string | undefined {
  * article (container-candidate.ts), cleans both and keeps one
  * (choose-candidate.ts); it falls back to the whole cleaned body (saying so)
  * when neither finds anything usable. `full` keeps the whole body minus
- * scripts, styles and hidden elements.
+ * scripts, styles and hidden elements. A page that gave under THIN_CHARS
+ * is read again with what it hides until its scripts run shown
+ * (hidden-page.ts), when it hides such a page; the longer reading stays.
  */
 export function extractHtml(input: ExtractInput, parser: HtmlParser = htmlParser): ExtractOutput {
+  const read = readHtml(input, parser, false)!
+  if (input.extract !== 'main' || read.text.length >= THIN_CHARS) return read
+  // little read: a page whose content is hidden until its scripts run is read again, that content shown (hidden-page.ts)
+  const shown = readHtml(input, parser, true)
+  if (!shown || shown.text.length <= read.text.length) return read
+  shown.warnings.push('The page hides its content until its scripts run (a style or attribute hides it in the HTML served); that content is read as a browser would show it.')
+  return shown
+}
+
+/** One reading of the page; with `showHidden`, of the page with its hidden content shown, or undefined when it hides none. */
+function readHtml(input: ExtractInput, parser: HtmlParser, showHidden: boolean): ExtractOutput | undefined {
   const warnings: string[] = []
   const { html } = input
+  let shown = false
   const parse = (source: string) => {
     const document = parser.parse(source, input.url)
     const { flattened } = boundTree(document)
+    if (showHidden && document.body) shown = showHiddenPage(document.body) || shown
     return { document, flattened }
   }
   let { document, flattened } = parse(html)
+  if (showHidden && !shown) return undefined
   if (flattened) warnings.push(`The page nests elements more than ${MAX_DEPTH} levels deep; ${flattened} deeper part(s) were flattened to their text.`)
   const base = baseUrlOf(document, input.url, html)
   let signals = readPageSignals(document, html)
