@@ -20,6 +20,7 @@ import { removeProductNotes } from './product-notes.js'
 import { removeMachineFields } from './product-fields.js'
 import { removePriceConversions } from './price-conversions.js'
 import { removeLinkDirectories } from './link-directories.js'
+import { removeSponsoredCards } from './sponsored-cards.js'
 import { showCollapsedPanels } from './collapsed-panels.js'
 import { removeSignUpForms } from './sign-up-forms.js'
 import { readShopSignals, sellsSomething } from './shop-signals.js'
@@ -446,6 +447,8 @@ function readHtml(input: ExtractInput, parser: HtmlParser, showHidden: boolean):
   if (shopProduct) removePriceConversions(root)
   // and the shop's directories of its brands and categories (link-directories.ts)
   if (shopProduct) removeLinkDirectories(root)
+  // and the other products it is paid to show, each card marked so (sponsored-cards.ts)
+  if (shopProduct) removeSponsoredCards(root)
   // what one product's page says twice, said once (repeated-blocks.ts)
   if (input.extract === 'main' && pageMetadata.pageType === 'product') removeRepeatedBlocks(root)
   // readability was asked to keep class names, for the clean-ups; the HTML returned has none, as before.
