@@ -94,6 +94,22 @@ const STORY = ['the bridge', 'the budget', 'the library hours', 'the bus routes'
 const RELATED = '<div class="more-stories"><h2>More from the valley</h2><div><h3><a href="/a">Ferry timetable changes in spring</a></h3><p>New sailings from April.</p></div><div><h3><a href="/b">School wins county prize</a></h3><p>The choir took first place.</p></div></div>'
 const COMMENTS = '<div class="comments"><h2>3 comments</h2><div><h4>river_walker</h4><p>About time the bridge was fixed; I have been walking the long way round for two years now.</p></div><div><h4>mo</h4><p>The budget debate was the real story here, and it gets one line.</p></div></div>'
 
+describe('maySection: the copy is made only for a page that may be one of sections', () => {
+  const body = (html: string) => htmlParser.parse(`<html><body>${html}</body></html>`, 'https://site.example/').body!
+  const section = (title: string) => `<div class="block"><h2>${title}</h2><p>What the block says about ${title}.</p></div>`
+
+  it('needs an element with MIN_SECTIONS children that hold a heading below them', () => {
+    assert.equal(maySection(body(`<main>${section('Speed')}${section('Safety')}${section('Support')}</main>`)), true)
+    assert.equal(maySection(body(`<main>${section('Speed')}${section('Safety')}</main><div>${section('Support')}</div>`)), false)
+    // a heading that is itself the child holds none below it: an article's <h2>s between its paragraphs
+    assert.equal(maySection(body(`<div class="story"><h2>One</h2><p>Text.</p><h2>Two</h2><p>Text.</p><h2>Three</h2><p>Text.</p></div>`)), false)
+    // a deep heading counts at every level it climbs through
+    assert.equal(maySection(body(`<div>${Array.from({ length: 3 }, (_, n) => `<section><div><div><h3>Part ${n}</h3></div></div></section>`).join('')}</div>`)), true)
+    // navigation and forms are never sections
+    assert.equal(maySection(body(`<div>${section('Speed')}${section('Safety')}<nav><div><h2>Menu</h2></div></nav><form><div><h2>Sign up</h2></div></form></div>`)), false)
+  })
+})
+
 describe('an article with related stories and comments keeps its path', () => {
   for (const format of ['text', 'markdown'] as const) {
     it(`in an <article>: no copy is made, readability's choice stands (${format})`, () => {
