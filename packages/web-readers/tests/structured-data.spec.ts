@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { extractHtml } from '../src/html/extract-html.js'
-import { MAX_BREADCRUMBS, MAX_SCRIPT_CHARS, MAX_STRING, MAX_TYPES } from '../src/html/structured-data.js'
+import { workDone } from '../src/html/dom-walk.js'
+import { MAX_BREADCRUMBS, MAX_PROPERTY_STEPS, MAX_SCOPES, MAX_SCRIPT_CHARS, MAX_STRING, MAX_TYPES } from '../src/html/structured-data.js'
 
 // What a page states about itself (JSON-LD, microdata, Open Graph) reaches the result's metadata, copied and bounded.
 const prose = '<p>A full sentence of page text that a reader came for, long enough to matter for extraction.</p>'.repeat(5)
@@ -94,6 +95,19 @@ describe('structured data: microdata and Open Graph', () => {
       name: 'Kettle K2',
       product: { name: 'Kettle K2', brand: 'Steamly', price: '34.00', currency: 'GBP', availability: 'OutOfStock' },
     })
+  })
+
+  it('is linear: a page of thousands of nested scopes, each asked for its properties, is walked about once for them (each scope its own part), MAX_SCOPES scopes read', () => {
+    const depth = 3000
+    const body = `${'<div itemscope itemtype="https://schema.org/Article"><span>x</span>'.repeat(depth)}<p itemprop="author">Deep Author</p>${prose}${'</div>'.repeat(depth)}`
+    const before = workDone.walkSteps
+    const metadata = metadataOf('', body)
+    const steps = workDone.walkSteps - before
+    assert.equal(metadata.pageType, 'article')
+    assert.ok(MAX_SCOPES < depth)
+    // every walk of the extraction together, on a page of about 9,000 elements: a scope walked into the scopes it holds would make it over 400,000 (held back only by MAX_PROPERTY_STEPS)
+    assert.ok(steps < 100_000, `${steps} walk steps`)
+    assert.ok(MAX_PROPERTY_STEPS < 400_000)
   })
 
   it('reads og:type and the product price of Open Graph; a page that states nothing has no structured data', () => {

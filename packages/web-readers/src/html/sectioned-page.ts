@@ -1,4 +1,4 @@
-import { attributeOf, byTag, nextNode, textReaches } from './dom-walk.js'
+import { attributeOf, nextNode, textReaches } from './dom-walk.js'
 import { CHROME_TAGS, removeUnseen } from './dom-clean.js'
 import { type DomElement, type DomNode, ELEMENT_NODE, TEXT_NODE } from './dom.js'
 import { SharedRuns } from './choose-candidate.js'
@@ -148,33 +148,31 @@ const ARTICLE_CHARS = 1500
  * not copied (sectionedContent).
  */
 export function maySection(body: DomElement): boolean {
-  const articles = byTag(body, 'article')
-  for (let index = 0; index < articles.length; index++) if (textReaches(articles[index]!, ARTICLE_CHARS)) return false
-  return holdsSectionedElement(body)
+  // one walk for both (a tag-name selector is one walk on built pages: built-document.ts)
+  const found = Array.from((body as unknown as { querySelectorAll(selectors: string): ArrayLike<DomElement> }).querySelectorAll(`article, ${[...HEADINGS].join(', ')}`))
+  for (const element of found) if (element.localName === 'article' && textReaches(element, ARTICLE_CHARS)) return false
+  return holdsSectionedElement(body, found)
 }
 
 /**
  * Whether an element below `body` (or the body) has MIN_SECTIONS children
  * that hold a heading below them: what findSections needs of an area before
  * it reads any text, so that a page without one is not copied. Each heading
- * climbs until it meets a child already counted; one pass, linear.
+ * (of `elements`) climbs until it meets a child already counted; linear.
  */
-function holdsSectionedElement(body: DomElement): boolean {
+function holdsSectionedElement(body: DomElement, elements: DomElement[]): boolean {
   const counted = new Set<DomNode>()
   const children = new Map<DomNode, number>()
-  for (const name of HEADINGS) {
-    const headings = byTag(body, name)
-    for (let index = 0; index < headings.length; index++) {
-      const heading = headings[index]!
-      // the heading's parent is the first that holds it below itself: a section is a child opening with a heading inside it
-      for (let child = heading.parentNode; child && child !== body && !counted.has(child); child = child.parentNode) {
-        counted.add(child)
-        const parent = child.parentNode
-        if (!parent || NOT_SECTIONS.has((child as DomElement).localName)) continue
-        const count = (children.get(parent) ?? 0) + 1
-        if (count >= MIN_SECTIONS) return true
-        children.set(parent, count)
-      }
+  for (const heading of elements) {
+    if (!HEADINGS.has(heading.localName)) continue
+    // the heading's parent is the first that holds it below itself: a section is a child opening with a heading inside it
+    for (let child = heading.parentNode; child && child !== body && !counted.has(child); child = child.parentNode) {
+      counted.add(child)
+      const parent = child.parentNode
+      if (!parent || NOT_SECTIONS.has((child as DomElement).localName)) continue
+      const count = (children.get(parent) ?? 0) + 1
+      if (count >= MIN_SECTIONS) return true
+      children.set(parent, count)
     }
   }
   return false

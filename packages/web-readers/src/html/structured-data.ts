@@ -1,6 +1,6 @@
 import type { StructuredData, StructuredProduct, StructuredSource } from 'dsh-web'
-import type { DomDocument, DomElement } from './dom.js'
-import { byTag } from './dom-walk.js'
+import { type DomDocument, type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
+import { attributeOf, byTag, nextNode } from './dom-walk.js'
 
 /**
  * What a page states about itself (StructuredData in dsh-web): JSON-LD,
@@ -10,7 +10,8 @@ import { byTag } from './dom-walk.js'
  * JSON-LD is looked for only when the source names `ld+json`, microdata
  * only when it names `itemtype`; at most MAX_SCRIPTS scripts of at most
  * MAX_SCRIPT_CHARS each, walked MAX_DEPTH levels and MAX_NODES objects
- * deep; at most MAX_SCOPES microdata scopes.
+ * deep; at most MAX_SCOPES microdata scopes, their properties read in at
+ * most MAX_PROPERTY_STEPS steps of walking.
  */
 export const MAX_STRING = 200
 export const MAX_TYPES = 8
@@ -204,22 +205,74 @@ function propertyValue(element: DomElement): string | undefined {
   return clean(element.getAttribute('content') ?? element.getAttribute('datetime') ?? (element.localName === 'link' ? element.getAttribute('href') : null) ?? element.textContent)
 }
 
-/** The first property `name` of `scope` itself (not of a scope nested in it), or of the scope the property holds. */
-function property(scope: DomElement, name: string): string | undefined {
-  for (const element of Array.from(scope.querySelectorAll(`[itemprop~="${name}"]`)).slice(0, MAX_SCOPES)) {
-    if (scopeOf(element) !== scope) continue
-    if (element.hasAttribute('itemscope')) return property(element, 'name')
+/** Steps the walks for microdata properties take in all, on one page; past them a scope has the properties found so far. */
+export const MAX_PROPERTY_STEPS = 200_000
+
+/**
+ * The properties of microdata scopes, each scope walked once: its own
+ * elements with `itemprop`, by each name they give, in document order (a
+ * scope nested in it is one of its properties, and what it holds is its
+ * own). Linkedom would compile a selector for every property asked.
+ */
+class Properties {
+  private readonly byScope = new Map<DomElement, Map<string, DomElement[]>>()
+  private steps = MAX_PROPERTY_STEPS
+
+  /** The elements that are property `name` of `scope` itself, in document order. */
+  elements(scope: DomElement, name: string): DomElement[] {
+    let own = this.byScope.get(scope)
+    if (!own) {
+      own = new Map()
+      this.byScope.set(scope, own)
+      for (let node = scope.firstChild; node && this.steps-- > 0; ) {
+        const element = node as DomElement
+        if (node.nodeType !== ELEMENT_NODE) {
+          node = nextNode(node, scope)
+          continue
+        }
+        const names = attributeOf(element, 'itemprop')
+        if (names) {
+          for (const key of names.split(/\s+/)) {
+            if (!key) continue
+            const list = own.get(key)
+            if (list) list.push(element)
+            else own.set(key, [element])
+          }
+        }
+        node = nextNode(node, scope, element.hasAttribute('itemscope'))
+      }
+    }
+    return own.get(name) ?? []
+  }
+
+  /** The first property `name` of `scope` itself (not of a scope nested in it), or the name of the scope the property holds. */
+  value(scope: DomElement, name: string): string | undefined {
+    const element = this.elements(scope, name)[0]
+    if (!element) return undefined
+    if (element.hasAttribute('itemscope')) return this.value(element, 'name')
     return propertyValue(element)
   }
-  return undefined
+}
+
+/** The first MAX_SCOPES elements with both `itemscope` and `itemtype`, in document order, by one walk. */
+function scopesOf(document: DomDocument): DomElement[] {
+  const scopes: DomElement[] = []
+  const root = document.documentElement as DomElement | null
+  for (let node: DomNode | null = root; node && scopes.length < MAX_SCOPES; node = nextNode(node, root!)) {
+    if (node.nodeType === ELEMENT_NODE && (node as DomElement).hasAttribute('itemscope') && (node as DomElement).hasAttribute('itemtype')) scopes.push(node as DomElement)
+  }
+  return scopes
 }
 
 function readMicrodata(document: DomDocument, fields: Fields): void {
-  for (const scope of Array.from(document.querySelectorAll('[itemscope][itemtype]')).slice(0, MAX_SCOPES)) {
+  const properties = new Properties()
+  const property = (scope: DomElement, name: string) => properties.value(scope, name)
+  for (const scope of scopesOf(document)) {
     const types = (scope.getAttribute('itemtype') ?? '').split(/\s+/).map((type) => clean(type)).filter((type): type is string => !!type).map((type) => bare(type).replace(/^.*\//, ''))
     for (const type of types) fields.declare(type, 'microdata')
     if (types.includes('BreadcrumbList')) {
-      const names = Array.from(scope.querySelectorAll('[itemprop~="itemListElement"]'))
+      const names = properties
+        .elements(scope, 'itemListElement')
         .slice(0, MAX_BREADCRUMBS)
         .map((element) => (element.hasAttribute('itemscope') ? property(element, 'name') : propertyValue(element)))
         .filter((name): name is string => name !== undefined)
@@ -227,9 +280,9 @@ function readMicrodata(document: DomDocument, fields: Fields): void {
       continue
     }
     if (types.some((type) => PRODUCT_TYPES.test(type))) {
-      if (!scopeOf(scope) || !/Product/i.test(scopeOf(scope)!.getAttribute('itemtype') ?? '')) fields.countProduct(property(scope, 'url'), property(scope, 'productID'), property(scope, 'sku'))
-      const offerScope = Array.from(scope.querySelectorAll('[itemprop~="offers"][itemscope]')).find((element) => scopeOf(element) === scope)
-      const offer = offerScope ?? scope
+      const outer = scopeOf(scope)
+      if (!outer || !/Product/i.test(outer.getAttribute('itemtype') ?? '')) fields.countProduct(property(scope, 'url'), property(scope, 'productID'), property(scope, 'sku'))
+      const offer = properties.elements(scope, 'offers').find((element) => element.hasAttribute('itemscope')) ?? scope
       const availability = property(offer, 'availability')
       fields.fill('microdata', {
         product: {
