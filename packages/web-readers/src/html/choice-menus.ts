@@ -1,5 +1,5 @@
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
-import { attributeOf, measureText, nextNode } from './dom-walk.js'
+import { attributeOf, byTag, measureText, nextNode } from './dom-walk.js'
 
 /**
  * A choice menu: a block of radio buttons or checkboxes whose text is their
@@ -63,6 +63,11 @@ function addToAncestors(tallies: Map<DomElement, Tally>, element: DomElement, ro
  */
 export function removeChoiceMenus(root: DomElement, html: string): number {
   if (!CHOICE_IN_SOURCE.test(html)) return 0
+  // fewer controls than a menu has anywhere: the page is not measured (a sign-up box's one checkbox)
+  const inputs = byTag(root, 'input')
+  let choices = 0
+  for (let index = 0; index < inputs.length && choices < MIN_CHOICES; index++) if (CHOICE.test(attributeOf(inputs[index]!, 'type') ?? '')) choices++
+  if (choices < MIN_CHOICES) return 0
   const tallies = new Map<DomElement, Tally>()
   const labels: DomElement[] = []
   let controls = 0
