@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { DOMParser } from 'linkedom'
 import { ELEMENTS_FLOOR, MAX_ELEMENTS, buildTree, elementLimit } from '../src/html/build-tree.js'
 import { htmlParser } from '../src/html/parse-html.js'
+import { holdsOf } from '../src/html/built-document.js'
 import { standardTree, treeLines } from './standard-tree.js'
 
 // Markup that parsers disagree on: each is built by the standard's tree construction (the
@@ -174,5 +176,32 @@ describe('the element limit follows the page size', () => {
 
   it('caps every page at MAX_ELEMENTS', () => {
     assert.equal(elementLimit(100_000_000), MAX_ELEMENTS)
+  })
+})
+
+describe('what a built page holds (holdsOf)', () => {
+  const holds = (html: string) => holdsOf(htmlParser.parse(html, 'https://site.example/'))
+
+  it('records the elements the clean-ups look for, as the tree is built', () => {
+    assert.deepEqual(holds('<p>Just text.</p>'), { table: false, base: false, choice: false, itemtype: false, jsonLd: false })
+    assert.deepEqual(
+      holds(
+        '<head><base href="/docs/"><script type="application/ld+json">{"@type":"Thing"}</script></head>' +
+          '<body><TABLE><tr><td>1</td></tr></TABLE><input type=" Checkbox "><div itemscope itemtype="https://schema.org/Thing"></div></body>',
+      ),
+      { table: true, base: true, choice: true, itemtype: true, jsonLd: true },
+    )
+    // a text box is no choice; microdata on a second <body> tag counts
+    assert.equal(holds('<input type="text"><input>')!.choice, false)
+    assert.equal(holds('<body><p>x</p><body itemscope itemtype="https://schema.org/WebPage">')!.itemtype, true)
+  })
+
+  it('counts elements only: the words in a script, a comment or an attribute are not elements', () => {
+    const source = '<p title="<table>">x</p><!-- <table><base href=/> --><script>document.write("<table><input type=radio>")</script><p>itemtype ld+json</p>'
+    assert.deepEqual(holds(source), { table: false, base: false, choice: false, itemtype: false, jsonLd: false })
+  })
+
+  it('is undefined for a document linkedom parsed itself, whose source is searched instead', () => {
+    assert.equal(holdsOf(new DOMParser().parseFromString('<table></table>', 'text/html')), undefined)
   })
 })

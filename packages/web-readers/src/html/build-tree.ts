@@ -1,6 +1,6 @@
 import { DOMParser } from 'linkedom'
 import { Parser, Token, type TreeAdapter, type TreeAdapterTypeMap, html as parse5Html } from 'parse5'
-import { END, NEXT, PREV, VALUE, markBuilt } from './built-document.js'
+import { END, NEXT, PREV, VALUE, holdsNothing, markBuilt } from './built-document.js'
 import { DocumentError } from '../workers/document-error.js'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 
@@ -42,6 +42,8 @@ const TEMPLATE_CONTENT = Symbol('template content')
 const NAMESPACE = Symbol('namespace')
 /** A script's text, collected (up to SCRIPT_SCAN_CHARS) to find the streaming calls (React's, Marko's). */
 const SCRIPT_TEXT = Symbol('script text')
+/** An <input> that is one choice of a menu (PageHolds.choice). */
+const CHOICE_TYPE = /^\s*(?:radio|checkbox)\s*$/i
 const SCRIPT_SCAN_CHARS = 64 * 1024
 
 /** Boxes that are blocks or not rendered: white space between two of them (or at either end of one) never renders. */
@@ -222,7 +224,8 @@ interface LinkedomDocument extends Node {
 
 export function buildTree(html: string): BuiltTree {
   const document = new DOMParser().parseFromString('', 'text/html') as unknown as LinkedomDocument
-  markBuilt(document)
+  const holds = holdsNothing()
+  markBuilt(document, holds)
   const moves: StreamingMove[] = []
   const streamingIds = new Map<string, DomElement>()
   let elements = 0
@@ -283,13 +286,19 @@ export function buildTree(html: string): BuiltTree {
         linkAttribute(document, element, end[PREV] as Record<symbol, unknown>, attributeName(attribute), attribute.value)
         const { name, value } = attribute
         if (name === 'id' && !streamingIds.has(value) && (value.includes(':') ? STREAMING_ID.test(value) : value.startsWith('af') && FRAGMENT_ID.test(value))) streamingIds.set(value, element)
+        else if (name === 'itemtype') holds.itemtype = true
       }
       if (namespaceURI !== NS.HTML) element[NAMESPACE] = namespaceURI
       if (namespaceURI === NS.SVG || tagName === 'style') element[HELD] = true
-      else if (tagName === 'script' && !attrs.some((a) => a.name === 'type' && /application\/ld\+json/i.test(a.value))) {
-        element[HELD] = true
-        element[SCRIPT_TEXT] = ''
-      }
+      else if (tagName === 'script') {
+        if (attrs.some((a) => a.name === 'type' && /application\/ld\+json/i.test(a.value))) holds.jsonLd = true
+        else {
+          element[HELD] = true
+          element[SCRIPT_TEXT] = ''
+        }
+      } else if (tagName === 'table') holds.table = true
+      else if (tagName === 'base') holds.base = true
+      else if (tagName === 'input' && !holds.choice) holds.choice = attrs.some((a) => a.name === 'type' && CHOICE_TYPE.test(a.value))
       return element
     },
     createCommentNode: (data) => (REACT_MARKERS.has(data) ? document.createComment(data) : comment),
@@ -352,6 +361,7 @@ export function buildTree(html: string): BuiltTree {
       for (const attribute of attrs) {
         const name = attributeName(attribute)
         if (recipient.hasAttribute(name)) continue
+        if (name === 'itemtype') holds.itemtype = true
         linkAttribute(document, recipient, last, name, attribute.value)
         last = last[NEXT] as Record<symbol, unknown>
       }

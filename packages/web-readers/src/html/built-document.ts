@@ -9,9 +9,36 @@ import { DOMParser } from 'linkedom'
 
 const BUILT = Symbol('built by buildTree')
 
-/** Marks a document as built: its elements get the answers below. */
-export function markBuilt(document: object) {
-  ;(document as Record<symbol, unknown>)[BUILT] = true
+/**
+ * What a built page holds, recorded by buildTree as it makes the elements:
+ * what a clean-up would otherwise search the page's whole source for before
+ * it walks the tree (a scan of the source is 2% of an extraction).
+ */
+export interface PageHolds {
+  /** A <table> element. */
+  table: boolean
+  /** A <base> element. */
+  base: boolean
+  /** An <input> of type radio or checkbox. */
+  choice: boolean
+  /** An element with an `itemtype` attribute (microdata). */
+  itemtype: boolean
+  /** A JSON-LD script. */
+  jsonLd: boolean
+}
+
+export const holdsNothing = (): PageHolds => ({ table: false, base: false, choice: false, itemtype: false, jsonLd: false })
+
+/** Marks a document as built: its elements get the answers below, and holdsOf answers with `holds` (filled in as the tree is built). */
+export function markBuilt(document: object, holds: PageHolds) {
+  ;(document as Record<symbol, unknown>)[BUILT] = holds
+}
+
+/** What the page of `node` holds, when buildTree built it; undefined for a document parsed otherwise (its source is searched instead). */
+export function holdsOf(node: object): Readonly<PageHolds> | undefined {
+  const { nodeType, ownerDocument } = node as { nodeType?: number; ownerDocument?: Record<symbol, unknown> | null }
+  const document = nodeType === 9 ? (node as Record<symbol, unknown>) : ownerDocument
+  return (document?.[BUILT] as PageHolds | undefined) ?? undefined
 }
 
 interface LinkedomNode {
@@ -24,7 +51,7 @@ interface LinkedomNode {
 
 function isBuilt(node: LinkedomNode): boolean {
   const document = node.nodeType === 9 ? (node as unknown as Record<symbol, unknown>) : node.ownerDocument
-  return document?.[BUILT] === true
+  return document?.[BUILT] !== undefined
 }
 
 const probe = new DOMParser().parseFromString('<p a="1"></p>', 'text/html') as unknown as LinkedomNode & { querySelector(s: string): LinkedomNode; querySelectorAll(s: string): unknown[] }

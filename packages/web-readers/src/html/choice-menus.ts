@@ -1,4 +1,5 @@
 import { type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
+import { holdsOf } from './built-document.js'
 import { attributeOf, byTag, measureText, nextNode } from './dom-walk.js'
 
 /**
@@ -62,7 +63,7 @@ function addToAncestors(tallies: Map<DomElement, Tally>, element: DomElement, ro
  * the root: the tree is at most MAX_DEPTH deep (flatten-deep.ts).
  */
 export function removeChoiceMenus(root: DomElement, html: string): number {
-  if (!CHOICE_IN_SOURCE.test(html)) return 0
+  if (!(holdsOf(root)?.choice ?? CHOICE_IN_SOURCE.test(html))) return 0
   // fewer controls than a menu has anywhere: the page is not measured (a sign-up box's one checkbox)
   const inputs = byTag(root, 'input')
   let choices = 0

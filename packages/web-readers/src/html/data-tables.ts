@@ -1,5 +1,6 @@
 import { Readability } from '@mozilla/readability'
 import type { DomElement } from './dom.js'
+import { holdsOf } from './built-document.js'
 import { attributeOf, descendants } from './dom-walk.js'
 
 /**
@@ -36,7 +37,7 @@ export function isDataTable(table: DomElement): boolean {
 
 /** Takes the unlikely words off the class and id of the data tables below `body` (walked only when the source has a table); returns how many tables changed. */
 export function keepDataTables(body: DomElement, source: string): number {
-  if (!/<table\b/i.test(source)) return 0
+  if (!(holdsOf(body)?.table ?? /<table\b/i.test(source))) return 0
   let changed = 0
   for (const table of descendants(body, (element) => element.localName === 'table')) {
     let touched = false

@@ -2,6 +2,7 @@ import { Readability } from '@mozilla/readability'
 import type { DocumentLink, DocumentMetadata, FetchExtract, FetchFormat } from 'dsh-web'
 import type { DomDocument, DomElement, DomNode } from './dom.js'
 import { MAX_DEPTH, boundTree } from './flatten-deep.js'
+import { holdsOf } from './built-document.js'
 import { type HtmlParser, htmlParser } from './parse-html.js'
 import { chooseCandidate, widenToList } from './choose-candidate.js'
 import { pageCandidates } from './list-candidate.js'
@@ -66,7 +67,7 @@ const READABILITY_VERSION = '0.6'
 
 function baseUrlOf(document: DomDocument, url: string, html: string): string {
   // A search of the whole tree for a tag most pages do not have: look at the source first.
-  const href = /<base\b/i.test(html) ? document.querySelector('base[href]')?.getAttribute('href') : undefined
+  const href = (holdsOf(document)?.base ?? /<base\b/i.test(html)) ? document.querySelector('base[href]')?.getAttribute('href') : undefined
   if (href) {
     try {
       const base = new URL(href, url)

@@ -1,6 +1,7 @@
 import type { StructuredData, StructuredProduct, StructuredSource } from 'dsh-web'
 import { type DomDocument, type DomElement, type DomNode, ELEMENT_NODE } from './dom.js'
 import { attributeOf, byTag, nextNode } from './dom-walk.js'
+import { holdsOf } from './built-document.js'
 
 /**
  * What a page states about itself (StructuredData in dsh-web): JSON-LD,
@@ -312,8 +313,9 @@ function readMicrodata(document: DomDocument, fields: Fields): void {
  */
 export function readStructuredData(document: DomDocument, html: string, meta: Map<string, string>): StructuredReading {
   const fields = new Fields()
-  if (/ld\+json/i.test(html)) readJsonLd(document, fields)
-  if (/itemtype/i.test(html)) readMicrodata(document, fields)
+  const holds = holdsOf(document)
+  if (holds?.jsonLd ?? /ld\+json/i.test(html)) readJsonLd(document, fields)
+  if (holds?.itemtype ?? /itemtype/i.test(html)) readMicrodata(document, fields)
   const ogType = clean(meta.get('og:type'))?.toLowerCase()
   if (ogType) {
     fields.use('opengraph')
