@@ -23,6 +23,7 @@ export interface DomElement extends DomNode {
   setAttribute(name: string, value: string): void
   removeAttribute(name: string): void
   hasAttribute(name: string): boolean
+  hasAttributes(): boolean
   querySelectorAll(selector: string): ArrayLike<DomElement>
   querySelector(selector: string): DomElement | null
   replaceWith(...nodes: (DomNode | string)[]): void

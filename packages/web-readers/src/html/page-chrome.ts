@@ -49,13 +49,16 @@ function holdsContent(element: DomElement): boolean {
 
 /** What kind of chrome `element` (below `root`) is; undefined when it is none (or holds content). */
 export function chromeKind(element: DomElement, root: DomElement): ChromeKind | undefined {
+  // most elements of a page have no attribute, and only a <footer> is chrome without one
+  if (element.localName !== 'footer' && !element.hasAttributes()) return undefined
   let kind: ChromeKind | undefined
   const role = attributeOf(element, 'role')
   if ((element.localName === 'footer' || role === 'contentinfo') && !insideSectioning(element, root)) kind = 'footer'
   else if ((role !== null && DIALOG_ROLES.has(role)) || attributeOf(element, 'aria-modal') === 'true') kind = 'dialog'
   else {
-    const names = `${attributeOf(element, 'class') ?? ''} ${attributeOf(element, 'id') ?? ''}`
-    if (CONSENT_HINT.test(names) && classWords(names).some((word) => CONSENT_WORDS.has(word))) kind = 'consent'
+    const className = attributeOf(element, 'class')
+    const id = attributeOf(element, 'id')
+    if (((className !== null && CONSENT_HINT.test(className)) || (id !== null && CONSENT_HINT.test(id))) && classWords(`${className ?? ''} ${id ?? ''}`).some((word) => CONSENT_WORDS.has(word))) kind = 'consent'
   }
   return kind && !holdsContent(element) ? kind : undefined
 }
