@@ -24,9 +24,9 @@ describe('page chrome (the site footer, dialogs, consent prompts) is removed bef
     assert.equal(clean(`${STORY}<div role="contentinfo">Copyright the Harbour Trust</div>`).text, 'The ferry runs again from Monday, after a winter of repairs to both of its landing stages.')
   })
 
-  it('removes dialogs by their role or aria-modal, closed or open', () => {
-    const { removed, text } = clean(`${STORY}<div role="dialog" hidden><p>Added to cart</p></div><div role="alertdialog">Your session ends soon</div><div aria-modal="true"><h2>Select a size</h2></div>`)
-    assert.equal(removed, 3)
+  it('removes dialogs by their role, aria-modal or a <dialog> element, closed or open', () => {
+    const { removed, text } = clean(`${STORY}<div role="dialog" hidden><p>Added to cart</p></div><div role="alertdialog">Your session ends soon</div><div aria-modal="true"><h2>Select a size</h2></div><dialog><h2>Size guide</h2><p>Measure your chest.</p></dialog>`)
+    assert.equal(removed, 4)
     assert.equal(text, 'The ferry runs again from Monday, after a winter of repairs to both of its landing stages.')
   })
 

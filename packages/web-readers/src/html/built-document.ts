@@ -50,8 +50,7 @@ interface LinkedomNode {
 }
 
 function isBuilt(node: LinkedomNode): boolean {
-  const document = node.nodeType === 9 ? (node as unknown as Record<symbol, unknown>) : node.ownerDocument
-  return document?.[BUILT] !== undefined
+  return holdsOf(node) !== undefined
 }
 
 const probe = new DOMParser().parseFromString('<p a="1"></p>', 'text/html') as unknown as LinkedomNode & { querySelector(s: string): LinkedomNode; querySelectorAll(s: string): unknown[] }

@@ -71,15 +71,10 @@ export function removeChoiceMenus(root: DomElement, html: string): number {
   if (choices < MIN_CHOICES) return 0
   const tallies = new Map<DomElement, Tally>()
   const labels: DomElement[] = []
-  let controls = 0
   const measures = measureText(root, (element) => {
     if (element.localName === 'label') labels.push(element)
-    else if (element.localName === 'input' && CHOICE.test(attributeOf(element, 'type') ?? '')) {
-      controls++
-      addToAncestors(tallies, element, root, (tally) => tally.choices++)
-    }
+    else if (element.localName === 'input' && CHOICE.test(attributeOf(element, 'type') ?? '')) addToAncestors(tallies, element, root, (tally) => tally.choices++)
   })
-  if (controls < MIN_CHOICES) return 0
   for (const label of labels) {
     const chars = measures.get(label)?.chars ?? 0
     addToAncestors(tallies, label, root, (tally) => {

@@ -1,11 +1,15 @@
 import type { DomElement } from './dom.js'
 import { attributeOf, descendants } from './dom-walk.js'
 
+/** A declaration of a style that hides its element, up to the next `;` (`!important` included). */
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)[^;]*/gi
+
 export function isHidden(element: DomElement): boolean {
   if (element.hasAttribute('hidden')) return true
   if (attributeOf(element, 'aria-hidden') === 'true') return true
   const style = attributeOf(element, 'style')
-  return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)
+  HIDING_STYLE.lastIndex = 0
+  return !!style && HIDING_STYLE.test(style)
 }
 
 /** Lifts what isHidden reads on the element itself: its `hidden` attribute, `aria-hidden`, display:none or visibility:hidden in its style. */
@@ -13,7 +17,7 @@ export function show(element: DomElement): void {
   element.removeAttribute('hidden')
   if (attributeOf(element, 'aria-hidden') === 'true') element.removeAttribute('aria-hidden')
   const style = attributeOf(element, 'style')
-  if (style) element.setAttribute('style', style.replace(/(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)[^;]*/gi, ''))
+  if (style) element.setAttribute('style', style.replace(HIDING_STYLE, ''))
 }
 
 const NEVER_SHOWN = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas']

@@ -1,6 +1,7 @@
 import type { DomElement } from './dom.js'
 import { CHROME_TAGS, isHidden, show } from './dom-clean.js'
-import { attributeOf, measureText } from './dom-walk.js'
+import { measureText } from './dom-walk.js'
+import { isDialog } from './page-chrome.js'
 
 /**
  * A page hidden until its scripts run: a shop's lock app wraps the whole
@@ -38,12 +39,6 @@ export const VISIBLE_RATIO = 5
 export const THIN_CHARS = 1000
 
 const NOT_TEXT = new Set(['script', 'style', 'noscript', 'template', 'svg', ...CHROME_TAGS])
-
-function isDialog(element: DomElement): boolean {
-  if (element.localName === 'dialog' || attributeOf(element, 'aria-modal') === 'true') return true
-  const role = attributeOf(element, 'role')
-  return role === 'dialog' || role === 'alertdialog'
-}
 
 /** Whether an ancestor of `element` below `root` is hidden. */
 function hiddenAbove(element: DomElement, root: DomElement): boolean {

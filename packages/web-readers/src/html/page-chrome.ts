@@ -7,7 +7,9 @@ import { attributeOf, nextNode } from './dom-walk.js'
  * about: the site's footer (its newsletter box, its links, its legal lines;
  * a <footer> inside an <article> or <main> is that section's and stays),
  * dialogs (a cart drawer, a size picker, a sign-in box, a policy shown in a
- * modal), and consent prompts (OneTrust's SDK, a cookie bar, a GDPR notice).
+ * modal; by role, aria-modal or a <dialog> element: the element added, WCXB
+ * +0.0003, three pages better, 0.48 -> 0.71, 0.59 -> 0.71, 0.97 -> 0.98,
+ * none worse), and consent prompts (OneTrust's SDK, a cookie bar, a GDPR notice).
  * Readability's first pass sets most of them aside by their class names; when
  * that pass finds too little and readability reads the page again without
  * that filter, they are what it picks: on WCXB's development split, category
@@ -47,14 +49,21 @@ function holdsContent(element: DomElement): boolean {
   return false
 }
 
+/** A dialog: role dialog or alertdialog, aria-modal, or a <dialog> element. */
+export function isDialog(element: DomElement): boolean {
+  if (element.localName === 'dialog' || attributeOf(element, 'aria-modal') === 'true') return true
+  const role = attributeOf(element, 'role')
+  return role !== null && DIALOG_ROLES.has(role)
+}
+
 /** What kind of chrome `element` (below `root`) is; undefined when it is none (or holds content). */
 export function chromeKind(element: DomElement, root: DomElement): ChromeKind | undefined {
-  // most elements of a page have no attribute, and only a <footer> is chrome without one
-  if (element.localName !== 'footer' && !element.hasAttributes()) return undefined
+  // most elements of a page have no attribute, and only a <footer> or a <dialog> is chrome without one
+  if (element.localName !== 'footer' && element.localName !== 'dialog' && !element.hasAttributes()) return undefined
   let kind: ChromeKind | undefined
   const role = attributeOf(element, 'role')
   if ((element.localName === 'footer' || role === 'contentinfo') && !insideSectioning(element, root)) kind = 'footer'
-  else if ((role !== null && DIALOG_ROLES.has(role)) || attributeOf(element, 'aria-modal') === 'true') kind = 'dialog'
+  else if (isDialog(element)) kind = 'dialog'
   else {
     const className = attributeOf(element, 'class')
     const id = attributeOf(element, 'id')

@@ -149,7 +149,7 @@ const ARTICLE_CHARS = 1500
  */
 export function maySection(body: DomElement): boolean {
   // one walk for both (a tag-name selector is one walk on built pages: built-document.ts)
-  const found = Array.from((body as unknown as { querySelectorAll(selectors: string): ArrayLike<DomElement> }).querySelectorAll(`article, ${[...HEADINGS].join(', ')}`))
+  const found = Array.from(body.querySelectorAll(`article, ${[...HEADINGS].join(', ')}`))
   for (const element of found) if (element.localName === 'article' && textReaches(element, ARTICLE_CHARS)) return false
   return holdsSectionedElement(body, found)
 }

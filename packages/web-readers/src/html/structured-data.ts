@@ -8,8 +8,9 @@ import { holdsOf } from './built-document.js'
  * then microdata, then Open Graph, each field taken from the first source
  * that has it. Copied, never inferred: white space collapsed, each string
  * cut at MAX_STRING characters. Everything the page controls is bounded:
- * JSON-LD is looked for only when the source names `ld+json`, microdata
- * only when it names `itemtype`; at most MAX_SCRIPTS scripts of at most
+ * JSON-LD is looked for only when the page holds a JSON-LD script,
+ * microdata only when an element has `itemtype` (holdsOf: what buildTree
+ * saw; a document parsed otherwise has its source searched for them); at most MAX_SCRIPTS scripts of at most
  * MAX_SCRIPT_CHARS each, walked MAX_DEPTH levels and MAX_NODES objects
  * deep; at most MAX_SCOPES microdata scopes, their properties read in at
  * most MAX_PROPERTY_STEPS steps of walking.
